@@ -1,0 +1,82 @@
+import type { Redis } from 'ioredis';
+import type { ClickHouse } from '../lib/clickhouse.ts';
+import type { Config } from '../lib/config.ts';
+import type { FixtureSummary } from '../lib/fixtures.ts';
+import type { Logger } from '../lib/log.ts';
+import type { IdAllocator } from '../lib/ids.ts';
+import type { ApiKeyRepository } from '../lib/repositories/api-keys.ts';
+import type { PasskeyRepository } from '../lib/repositories/passkeys.ts';
+import type { ReferenceRepository } from '../lib/repositories/reference.ts';
+import type { TotpDeviceRepository } from '../lib/repositories/totp-devices.ts';
+import type { OrderBookMinuteRepository } from '../lib/repositories/orderbook-minutes.ts';
+import type { UserRepository } from '../lib/repositories/users.ts';
+import type { ConsumerStats } from '../processors/shell/batch-consumer.ts';
+import type { ChallengeStore } from './auth/challenges.ts';
+import type { Locks } from './auth/locks.ts';
+import type { TokenStore } from './auth/tokens.ts';
+import type { TwoFactorGuard } from './auth/two-factor.ts';
+import type { Limit, Throttle } from './http/throttle.ts';
+
+export interface ThrottleLimits {
+  loginPerAccount: Limit;
+  loginPerAddress: Limit;
+  /** POST /v1/totp/login/, per account of the challenge. */
+  totpLoginPerAccount: Limit;
+  totpLoginPerAddress: Limit;
+  /** POST /v1/user/api-keys/ (it verifies the password). */
+  apiKeyCreatePerAccount: Limit;
+  apiKeyCreatePerAddress: Limit;
+  /** Passkey registration options (per account) and sign-in options (per e-mail given). */
+  passkeyOptionsPerAccount: Limit;
+  passkeyOptionsPerAddress: Limit;
+  /** The other endpoints that verify the password: password change, TOTP setup and disable. */
+  passwordCheckPerAccount: Limit;
+  passwordCheckPerAddress: Limit;
+}
+
+const MINUTE_MS = 60_000;
+
+/** Documented in docs/security.md; tests pass tighter or looser ones. */
+export const DEFAULT_LIMITS: ThrottleLimits = {
+  loginPerAccount: { limit: 10, windowMs: MINUTE_MS },
+  loginPerAddress: { limit: 30, windowMs: MINUTE_MS },
+  totpLoginPerAccount: { limit: 10, windowMs: MINUTE_MS },
+  totpLoginPerAddress: { limit: 30, windowMs: MINUTE_MS },
+  apiKeyCreatePerAccount: { limit: 10, windowMs: MINUTE_MS },
+  apiKeyCreatePerAddress: { limit: 30, windowMs: MINUTE_MS },
+  passkeyOptionsPerAccount: { limit: 10, windowMs: MINUTE_MS },
+  passkeyOptionsPerAddress: { limit: 30, windowMs: MINUTE_MS },
+  passwordCheckPerAccount: { limit: 10, windowMs: MINUTE_MS },
+  passwordCheckPerAddress: { limit: 30, windowMs: MINUTE_MS },
+};
+
+/** Everything the API needs, passed in: tests build their own. */
+export interface ApiDeps {
+  config: Pick<Config, 'host' | 'port' | 'webauthnRpId' | 'webauthnOrigin' | 'webauthnRpName'>;
+  log: Logger;
+  ch: ClickHouse;
+  redis: Redis;
+  tokens: TokenStore;
+  throttle: Throttle;
+  users: UserRepository;
+  reference: ReferenceRepository;
+  orderBookMinutes: OrderBookMinuteRepository;
+  limits: ThrottleLimits;
+  /** The clock of the account-security rules (key expiry, challenges, lockouts, codes). */
+  now: () => number;
+  totpDevices: TotpDeviceRepository;
+  apiKeys: ApiKeyRepository;
+  passkeys: PasskeyRepository;
+  /** Ids of API keys and passkeys, unique across API processes. */
+  ids: IdAllocator;
+  /** Two-factor sign-in challenges and WebAuthn ceremonies (Redis, single use). */
+  challenges: ChallengeStore;
+  /** TOTP code checks: replay protection and the lockout (Redis). */
+  twoFactor: TwoFactorGuard;
+  /** Locks shared by every API process (Redis). */
+  locks: Locks;
+  /** Secret of the local operator (`npm run seed`); absent disables that scheme. */
+  opsToken?: string;
+  loadFixture(data: unknown): Promise<FixtureSummary>;
+  processorStats(): Record<string, ConsumerStats>;
+}

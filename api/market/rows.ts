@@ -1,0 +1,77 @@
+// From partial aggregates to the rows of the specification (part 2.6) with the
+// definitions of addendum section 4: means over minutes with data, sums for volume,
+// uptime = 100 x up minutes / minutes with data, latest funding and open interest.
+import { LEVELS_BPS, UPTIME_AMOUNTS_USD, levelName } from '../../processors/metrics/levels.ts';
+import type { BookPartial, DerivativePartial, TradePartial, UptimePartial } from './query.ts';
+
+export type Row = Record<string, unknown>;
+
+const idx = (l: number) => LEVELS_BPS.indexOf(l as (typeof LEVELS_BPS)[number]);
+const div = (a: number | undefined, b: number) => (b > 0 && a !== undefined ? a / b : null);
+
+export function twap(b: Pick<BookPartial, 'mid_sum' | 'minutes'> | undefined): number | null {
+  return b ? div(b.mid_sum, b.minutes) : null;
+}
+
+export function volume(t: TradePartial | undefined): number | null {
+  if (!t || t.trades === 0) return 0;
+  return t.usd_trades > 0 ? t.volume_usd : null;
+}
+
+export function vwap(t: TradePartial | undefined): number | null {
+  return t && t.amount > 0 ? t.notional / t.amount : null;
+}
+
+export function derivatives(d: DerivativePartial | undefined): { funding_rate_8h: number | null; usd_open_interest: number | null } {
+  return {
+    funding_rate_8h: d && d.funding_ts > 0 ? d.funding : null,
+    usd_open_interest: d && d.oi_ts > 0 ? d.open_interest : null,
+  };
+}
+
+export function tick(b: BookPartial | undefined): { tick_bps: number | null; tick_bps_status: string; tick_bps_samples: number } {
+  const mid = twap(b);
+  const samples = b?.samples ?? 0;
+  return {
+    tick_bps: b && b.tick !== null && mid ? (b.tick / mid) * 1e4 : null,
+    tick_bps_status: samples >= 10 ? 'ok' : 'insufficient_data',
+    tick_bps_samples: samples,
+  };
+}
+
+export function priceChange(b: BookPartial | undefined): number | null {
+  return b && b.first_mid > 0 ? 100 * (b.last_mid / b.first_mid - 1) : null;
+}
+
+/** bid_<L>bps (and the other families) for the requested levels, family by family. */
+export function depthColumns(b: BookPartial | undefined, levels: number[], families: ('bid' | 'n_bid' | 'ask' | 'n_ask')[]): Row {
+  const out: Row = {};
+  for (const f of families) {
+    for (const l of levels) {
+      const i = idx(l);
+      const name = `${f}_${levelName(l)}bps`;
+      if (!b) out[name] = null;
+      else if (f === 'bid') out[name] = div(b.bid_depth[i], b.depth_minutes);
+      else if (f === 'ask') out[name] = div(b.ask_depth[i], b.depth_minutes);
+      else if (f === 'n_bid') out[name] = div(b.bid_count[i], b.minutes);
+      else out[name] = div(b.ask_count[i], b.minutes);
+    }
+  }
+  return out;
+}
+
+export function spreadUptime(b: UptimePartial, levels: number[], names: string[]): Row {
+  const out: Row = {};
+  levels.forEach((l, k) => (out[names[k]!] = 100 * ((b.spread_up[idx(l)] ?? 0) / b.minutes)));
+  return out;
+}
+
+/** `amountsRead` is the order of amounts the depth_up array was computed for. */
+export function depthUptime(b: UptimePartial, amounts: number[], levels: number[], amountsRead: readonly number[] = UPTIME_AMOUNTS_USD): Row {
+  const out: Row = {};
+  for (const a of amounts) {
+    const ai = amountsRead.indexOf(a);
+    for (const l of levels) out[`${levelName(a)}_at_${levelName(l)}bps`] = 100 * ((b.depth_up[ai * LEVELS_BPS.length + idx(l)] ?? 0) / b.minutes);
+  }
+  return out;
+}

@@ -1,0 +1,289 @@
+// Time windows, trading sessions and buckets of the market endpoints (specification 4.1,
+// addendum sections 4-5), and how each bucket is answered from the coarsest stored rows:
+// whole UTC days from day rows, whole hours from hour rows, the rest from minute rows.
+import { DateTime, type DurationLikeObject } from 'luxon';
+
+export const INTERVALS = ['1M', '1w', '1d', '4h', '1h', '30m', '15m', '5m', '1m', 'c', 'a'] as const;
+export type Interval = (typeof INTERVALS)[number];
+
+export const LOOKBACKS: Record<string, DurationLikeObject> = {
+  '30-minutes': { minutes: 30 },
+  '1-hour': { hours: 1 },
+  '3-hours': { hours: 3 },
+  '6-hours': { hours: 6 },
+  '12-hours': { hours: 12 },
+  '1-day': { days: 1 },
+  '7-days': { days: 7 },
+  '1-month': { months: 1 },
+  '3-months': { months: 3 },
+  '6-months': { months: 6 },
+  '1-year': { years: 1 },
+};
+
+export const SESSIONS = ['pre-market', 'opening-bell', 'market-hours', 'closing-bell', 'after-hours', 'blue-ocean', 'weekend-hours'] as const;
+export type Session = (typeof SESSIONS)[number];
+
+/** Session hours on weekdays, local time, [start, end) in minutes after midnight (addendum section 5). */
+const SESSION_HOURS: Record<Exclude<Session, 'weekend-hours'>, [number, number]> = {
+  'pre-market': [4 * 60, 9 * 60 + 30],
+  'opening-bell': [9 * 60 + 30, 10 * 60],
+  'market-hours': [9 * 60 + 30, 16 * 60],
+  'closing-bell': [15 * 60 + 30, 16 * 60],
+  'after-hours': [16 * 60, 20 * 60],
+  'blue-ocean': [20 * 60, 28 * 60], // to 04:00 of the next day
+};
+
+export const DEFAULT_SESSION_ZONE = 'America/New_York';
+
+/** [from, to) in epoch ms. */
+export type Range = [number, number];
+
+export type Table = 'minutes' | 'hours' | 'days';
+
+export interface Piece {
+  table: Table;
+  from: number;
+  to: number;
+  /** Index of the bucket this piece belongs to, when buckets are not an SQL expression. */
+  bucket?: number;
+}
+
+const MIN = 60_000;
+const HOUR = 3_600_000;
+const DAY = 86_400_000;
+
+const floorTo = (t: number, unit: number) => Math.floor(t / unit) * unit;
+const ceilTo = (t: number, unit: number) => Math.ceil(t / unit) * unit;
+
+/** The window ending now for a lookback. */
+export function lookbackRange(lookback: string, now: number): Range {
+  return [DateTime.fromMillis(now, { zone: 'utc' }).minus(LOOKBACKS[lookback]!).toMillis(), now];
+}
+
+/**
+ * A session's intervals on the selected days (`this`/`last` week, weeks starting on
+ * Sunday, day 0 = Sunday), in the session's time zone, clipped to now. DST follows the zone.
+ */
+export function sessionRanges(session: Session, days: { week: 'this' | 'last'; day: number }[], zone: string, now: number): Range[] {
+  const local = DateTime.fromMillis(now, { zone });
+  // luxon weekdays: 1 = Monday ... 7 = Sunday. Sunday starts the week here.
+  const sunday = local.startOf('day').minus({ days: local.weekday % 7 });
+  const out: Range[] = [];
+  for (const { week, day } of days) {
+    const date = sunday.minus({ weeks: week === 'last' ? 1 : 0 }).plus({ days: day });
+    const weekend = day === 0 || day === 6;
+    let from: DateTime;
+    let to: DateTime;
+    if (session === 'weekend-hours') {
+      if (!weekend) continue;
+      from = date;
+      to = date.plus({ days: 1 });
+    } else {
+      if (weekend) continue;
+      const [a, b] = SESSION_HOURS[session];
+      from = date.plus({ minutes: a });
+      to = date.plus({ minutes: b });
+    }
+    const r: Range = [from.toMillis(), Math.min(to.toMillis(), now)];
+    if (r[0] < r[1]) out.push(r);
+  }
+  return mergeRanges(out);
+}
+
+export function mergeRanges(ranges: Range[]): Range[] {
+  const sorted = [...ranges].sort((a, b) => a[0] - b[0]);
+  const out: Range[] = [];
+  for (const r of sorted) {
+    const last = out[out.length - 1];
+    if (last && r[0] <= last[1]) last[1] = Math.max(last[1], r[1]);
+    else out.push([r[0], r[1]]);
+  }
+  return out;
+}
+
+/**
+ * Splits [from, to) into the coarsest stored rows that tile it: minutes up to the first
+ * whole UTC hour, hours up to the first whole UTC day, days, then back down. A minute row
+ * belongs to the range when it starts inside it.
+ */
+export function tile(from: number, to: number, bucket?: number): Piece[] {
+  const s = ceilTo(from, MIN);
+  const e = ceilTo(to, MIN);
+  if (s >= e) return [];
+  const out: Piece[] = [];
+  const push = (table: Table, a: number, b: number) => {
+    if (a < b) out.push(bucket === undefined ? { table, from: a, to: b } : { table, from: a, to: b, bucket });
+  };
+  const h1 = ceilTo(s, HOUR);
+  const h2 = floorTo(e, HOUR);
+  if (h1 >= h2) {
+    push('minutes', s, e);
+    return out;
+  }
+  const d1 = ceilTo(h1, DAY);
+  const d2 = floorTo(h2, DAY);
+  push('minutes', s, h1);
+  if (d1 < d2) {
+    push('hours', h1, d1);
+    push('days', d1, d2);
+    push('hours', d2, h2);
+  } else {
+    push('hours', h1, h2);
+  }
+  push('minutes', h2, e);
+  return out;
+}
+
+/** Whether every offset of the zone over [from, to) is a whole number of hours. */
+function wholeHourOffsets(zone: string, from: number, to: number): boolean {
+  // Offsets change at most a few times a year; sampling each day catches every change.
+  for (let t = from; t < to + DAY; t += DAY) if (DateTime.fromMillis(Math.min(t, to), { zone }).offset % 60 !== 0) return false;
+  return true;
+}
+
+function zeroOffset(zone: string, from: number, to: number): boolean {
+  for (let t = from; t < to + DAY; t += DAY) if (DateTime.fromMillis(Math.min(t, to), { zone }).offset !== 0) return false;
+  return true;
+}
+
+export interface BucketPlan {
+  /** Pieces to read, per stored table. */
+  pieces: Piece[];
+  /** For `c`: the buckets, by index; their interval is part of each row. */
+  buckets?: { start: number; interval: '1m' | '1h' | '1d' | '1M' }[];
+}
+
+/** The stored granularity coarser than which a bucket of this interval cannot be read. */
+function finestNeeded(interval: Interval, zone: string, from: number, to: number): Table {
+  switch (interval) {
+    case '1m':
+    case '5m':
+    case '15m':
+    case '30m':
+      return 'minutes';
+    case '1h':
+    case '4h':
+      return wholeHourOffsets(zone, from, to) ? 'hours' : 'minutes';
+    default:
+      if (zeroOffset(zone, from, to)) return 'days';
+      return wholeHourOffsets(zone, from, to) ? 'hours' : 'minutes';
+  }
+}
+
+const ORDER: Table[] = ['minutes', 'hours', 'days'];
+
+/**
+ * The pieces to read for a window. For fixed intervals the bucket of a row is an SQL
+ * expression of its start, so rows must not straddle buckets: the coarsest table used is
+ * the one whose rows fit inside the buckets in this zone. For `a` everything is one bucket;
+ * for `c` each calendar-aligned bucket is its own piece.
+ */
+export function planBuckets(interval: Interval, ranges: Range[], zone: string): BucketPlan {
+  if (ranges.length === 0) return { pieces: [] };
+  const from = ranges[0]![0];
+  const to = ranges[ranges.length - 1]![1];
+  if (interval === 'c') return planCalendar(from, to, zone);
+  const limit = interval === 'a' ? 'days' : finestNeeded(interval, zone, from, to);
+  const pieces: Piece[] = [];
+  for (const [a, b] of ranges) {
+    for (const p of tile(a, b)) {
+      // Coarser than allowed: split back down to the allowed table.
+      if (ORDER.indexOf(p.table) <= ORDER.indexOf(limit)) pieces.push(p);
+      else pieces.push(...(limit === 'minutes' ? [{ table: 'minutes' as const, from: p.from, to: p.to }] : splitDaysToHours(p)));
+    }
+  }
+  return { pieces: mergePieces(pieces) };
+}
+
+function splitDaysToHours(p: Piece): Piece[] {
+  return [{ table: 'hours', from: p.from, to: p.to }];
+}
+
+function mergePieces(pieces: Piece[]): Piece[] {
+  const out: Piece[] = [];
+  for (const p of pieces) {
+    const last = out[out.length - 1];
+    if (last && last.table === p.table && last.to === p.from && last.bucket === p.bucket) last.to = p.to;
+    else out.push({ ...p });
+  }
+  return out;
+}
+
+/**
+ * `c`: the fewest calendar-aligned buckets covering [from, to) in the zone — minutes up to
+ * the first whole hour, hours to the first whole day, days to the first month, months,
+ * then days, hours and minutes at the end.
+ */
+function planCalendar(from: number, to: number, zone: string): BucketPlan {
+  const buckets: NonNullable<BucketPlan['buckets']> = [];
+  const pieces: Piece[] = [];
+  const units = [
+    { unit: 'month', interval: '1M' },
+    { unit: 'day', interval: '1d' },
+    { unit: 'hour', interval: '1h' },
+    { unit: 'minute', interval: '1m' },
+  ] as const;
+  const add = (a: DateTime, b: DateTime, interval: '1m' | '1h' | '1d' | '1M') => {
+    const idx = buckets.length;
+    buckets.push({ start: a.toMillis(), interval });
+    for (const p of tile(a.toMillis(), b.toMillis(), idx)) pieces.push(p);
+  };
+  const start = DateTime.fromMillis(ceilTo(from, MIN), { zone });
+  const end = DateTime.fromMillis(ceilTo(to, MIN), { zone });
+  if (start >= end) return { pieces, buckets };
+  // Going up: from the start, to the next boundary of each coarser unit.
+  let cur = start;
+  const up: [DateTime, DateTime, '1m' | '1h' | '1d' | '1M'][] = [];
+  for (const { unit, interval } of [...units].reverse()) {
+    if (unit === 'month') break;
+    const coarser = units[units.findIndex((u) => u.unit === unit) - 1]!.unit;
+    const boundary = cur.startOf(coarser).equals(cur) ? cur : cur.startOf(coarser).plus({ [coarser]: 1 });
+    while (cur < boundary && cur.plus({ [unit]: 1 }) <= end) {
+      up.push([cur, cur.plus({ [unit]: 1 }), interval]);
+      cur = cur.plus({ [unit]: 1 });
+    }
+    if (cur < boundary) break;
+  }
+  for (const [a, b, i] of up) add(a, b, i);
+  // Then the coarsest units that fit, going down at the end.
+  for (const { unit, interval } of units) {
+    while (cur.plus({ [unit]: 1 }) <= end) {
+      add(cur, cur.plus({ [unit]: 1 }), interval);
+      cur = cur.plus({ [unit]: 1 });
+    }
+  }
+  return { pieces, buckets };
+}
+
+/** Bucket start (epoch ms) of an instant for a fixed interval, in the zone: for checks and tests. */
+export function bucketStart(interval: Exclude<Interval, 'a' | 'c'>, t: number, zone: string): number {
+  const d = DateTime.fromMillis(t, { zone });
+  switch (interval) {
+    case '1M':
+      return d.startOf('month').toMillis();
+    case '1w':
+      return d.startOf('week').toMillis(); // luxon weeks start on Monday
+    case '1d':
+      return d.startOf('day').toMillis();
+    default: {
+      const minutes = { '4h': 240, '1h': 60, '30m': 30, '15m': 15, '5m': 5, '1m': 1 }[interval];
+      const sinceMidnight = d.diff(d.startOf('day'), 'minutes').minutes;
+      return d.startOf('day').plus({ minutes: Math.floor(sinceMidnight / minutes) * minutes }).toMillis();
+    }
+  }
+}
+
+/** Most buckets a fixed interval may produce per pair (the span guard). */
+export const MAX_SPAN_MS: Record<Interval, number> = {
+  '1m': 7 * DAY,
+  '5m': 31 * DAY,
+  '15m': 93 * DAY,
+  '30m': 183 * DAY,
+  '1h': 366 * DAY,
+  '4h': 3 * 366 * DAY,
+  '1d': 10 * 366 * DAY,
+  '1w': 10 * 366 * DAY,
+  '1M': 10 * 366 * DAY,
+  c: 10 * 366 * DAY,
+  a: 10 * 366 * DAY,
+};

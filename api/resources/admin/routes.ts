@@ -1,0 +1,40 @@
+// POST /v1/admin/fixtures/: loads a reference-data fixture into the running service. With
+// embedded ClickHouse only this process may open the data folder, so `npm run seed` hands
+// the file here, authenticated by the operator secret or a staff token.
+import type Router from '@koa/router';
+import { FixtureError } from '../../../lib/fixtures.ts';
+import type { ApiDeps } from '../../deps.ts';
+import { authenticate, principalOf, requireStaff } from '../../http/auth.ts';
+import { badRequest } from '../../http/errors.ts';
+import { validateQuery } from '../../http/validate.ts';
+import { minutesQuery, type MinutesQuery } from './schemas.ts';
+
+const DAY_MS = 86_400_000;
+
+export function adminRoutes(router: Router, deps: ApiDeps): void {
+  router.post('/v1/admin/fixtures/', authenticate(deps, { allowOpsToken: true }), requireStaff, async (ctx) => {
+    try {
+      const summary = await deps.loadFixture(ctx.request.body);
+      deps.log.info('fixture loaded', { by: principalOf(ctx.state).user.username, ...summary });
+      ctx.body = { loaded: summary };
+    } catch (e) {
+      if (e instanceof FixtureError) throw badRequest({ fixture: e.problems });
+      throw e;
+    }
+  });
+
+  // Per-minute order-book rows of one pair, as stored: for operators checking ingestion.
+  router.get('/v1/admin/orderbook/minutes/', authenticate(deps), requireStaff, validateQuery(minutesQuery), async (ctx) => {
+    const q = ctx.state.query as MinutesQuery;
+    const to = q.time_end ? new Date(q.time_end) : new Date();
+    const from = q.time_start ? new Date(q.time_start) : new Date(to.getTime() - DAY_MS);
+    if (from >= to) throw badRequest({ time_start: ['Must be before time_end.'] });
+    if (to.getTime() - from.getTime() > 31 * DAY_MS) throw badRequest({ time_start: ['The window may span at most 31 days.'] });
+    ctx.body = await deps.orderBookMinutes.minutes({ exchange: q.exchange, pair: q.pair, from, to, limit: 50_000 });
+  });
+
+  // What the processors have done since start: rows written, dead-lettered, skipped.
+  router.get('/v1/admin/status/', authenticate(deps), requireStaff, (ctx) => {
+    ctx.body = { processors: deps.processorStats() };
+  });
+}

@@ -1,0 +1,38 @@
+// GET /v1/organizations/: the caller's organizations with the assets, exchanges and pairs
+// each covers (addendum section 3). API keys of either scope may read it: a client that
+// reads metrics or pushes reported ones needs to know which organizations and assets its
+// owner has.
+import type Router from '@koa/router';
+import { scopeOf } from '../../../lib/repositories/reference.ts';
+import type { ApiDeps } from '../../deps.ts';
+import { authenticate, principalOf } from '../../http/auth.ts';
+import { organizationsOf } from '../auth/routes.ts';
+import { presentExchange } from '../presenters.ts';
+
+export function organizationRoutes(router: Router, deps: ApiDeps): void {
+  router.get('/v1/organizations/', authenticate(deps, { apiKeyScope: ['metrics:read', 'reported_metrics:write'] }), async (ctx) => {
+    const p = principalOf(ctx.state);
+    const orgs = await organizationsOf(deps, p.user);
+    if (orgs.length === 0) {
+      ctx.body = [];
+      return;
+    }
+    const [assets, exchanges, pairs, coverage] = await Promise.all([
+      deps.reference.assets(),
+      deps.reference.exchanges(),
+      deps.reference.pairs(),
+      deps.reference.coverage(orgs.map((o) => o.slug)),
+    ]);
+    ctx.body = orgs.map((org) => {
+      const scope = scopeOf(org, { assets, exchanges, pairs, coverage });
+      return {
+        slug: org.slug,
+        name: org.name,
+        kind: org.kind,
+        assets: scope.assets.map((a) => ({ symbol: a.symbol, name: a.name, labels: a.labels })),
+        exchanges: scope.exchanges.map(presentExchange),
+        pairs: scope.pairs.map((x) => ({ exchange: x.exchange, pair: x.pair, asset: x.asset, market_type: x.market_type })),
+      };
+    });
+  });
+}

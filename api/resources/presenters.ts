@@ -1,0 +1,13 @@
+// Response shapes shared by several resources (specification part 2).
+import type { Exchange } from '../../lib/repositories/reference.ts';
+import type { User } from '../../lib/repositories/users.ts';
+
+export const presentUser = (u: User) => ({
+  id: u.id,
+  username: u.username,
+  email: u.email,
+  first_name: u.first_name,
+  last_name: u.last_name,
+});
+
+export const presentExchange = (e: Exchange) => ({ slug: e.slug, name: e.name, icon_url: e.icon_url });

@@ -1,0 +1,644 @@
+// npm run bench:api — the market endpoints over 30 days of minute history.
+//
+// Starts the service (API + processors, embedded ClickHouse in a fresh folder), loads the
+// reference data of 300 pairs through the fixture loader and 30 days of their minute rows
+// (book, trade, derivative) generated inside ClickHouse with INSERT ... SELECT ... FROM
+// numbers(), with their hour and day rollups filled as ingestion fills them (by the
+// materialized views where the schema has them, else by the processors' Rollups).
+// Then, for summary (7 days, all assets), leaderboard (page 1 by volume, 7 days) and
+// spread uptime (1h buckets over 7 days), it times N requests over HTTP and N runs of the
+// very SQL the endpoint ran (recorded from the API's connection: MarketRepository's
+// queries with their bound values) on a ClickHouse connection of its own ("bare"); first
+// with the service idle, then while a synthetic feed (another process) sends books, trades
+// and perpetual data for those pairs through Kafka and the processors ingest them.
+import { Redis } from 'ioredis';
+import { fork } from 'node:child_process';
+import { Partitioners, type Kafka } from 'kafkajs';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { SyntheticMarket, type SyntheticPair } from '../ingest/synthetic/market.ts';
+import type { ClickHouseSettings } from '@clickhouse/client';
+import { openClickHouse, type ClickHouse, type Params } from '../lib/clickhouse.ts';
+import type { Config } from '../lib/config.ts';
+import { createKafka, dlqTopicName, topicName } from '../lib/kafka.ts';
+import { createLogger } from '../lib/log.ts';
+import { LEVELS_BPS, SLIPPAGE_SIZES_USD } from '../processors/metrics/levels.ts';
+import { DERIVATIVES_GROUP } from '../processors/derivatives/processor.ts';
+import { Rollups } from '../processors/market/rollups.ts';
+import { ORDERBOOK_GROUP } from '../processors/orderbook/processor.ts';
+import { TRADES_GROUP } from '../processors/trades/processor.ts';
+import { startService, type Service } from '../ops/service.ts';
+import {
+  benchWorld,
+  check,
+  deleteTopicsAndGroups,
+  flags,
+  fmtInt,
+  fmtMs,
+  percentile,
+  positiveInt,
+  printTable,
+  say,
+  sleep,
+  startRun,
+  until,
+  type BenchRun,
+  type BenchWorld,
+  type Figure,
+} from './common.ts';
+
+const NAME = 'bench:api';
+const opt = flags(
+  NAME,
+  {
+    pairs: { default: '300', help: 'pairs (a third of them perpetuals)' },
+    days: { default: '30', help: 'days of minute history loaded' },
+    requests: { default: '30', help: 'timed requests (and bare runs) per query and phase' },
+    warmup: { default: '3', help: 'untimed requests before each series' },
+    'ingest-rate': { default: '3000', help: 'order-book snapshots/s of the feed during the second phase (plus its trades and perpetual data)' },
+    'ingest-warmup': { default: '20', help: 'seconds the feed runs before the second phase is timed' },
+    lateness: { default: '30', help: 'LATENESS_SECONDS of the service: short, so minutes close (and rows are written) during the second phase' },
+    settle: { default: '90', help: 'most seconds to wait for background merges after loading' },
+    'load-connections': { default: '2', help: 'inserts running at once while loading the history' },
+    'series-seconds': { default: '45', help: 'most seconds per timed series (fewer requests when a query is slow; at least 5)' },
+    'keep-data': { default: '', help: 'keep the data folder here, and reuse the history already loaded in it (same --pairs and --days)' },
+    'load-only': { default: 'no', help: '"yes": stop after loading (with --keep-data, to measure later)' },
+  },
+  'p50/p95 of summary, leaderboard and spread uptime over HTTP against the bare query, idle and while ingesting',
+);
+const PAIRS = positiveInt('pairs', opt.pairs);
+const DAYS = positiveInt('days', opt.days);
+const REQUESTS = positiveInt('requests', opt.requests);
+const WARMUP = Number(opt.warmup);
+const INGEST_RATE = positiveInt('ingest-rate', opt['ingest-rate']);
+const INGEST_WARMUP_S = Number(opt['ingest-warmup']);
+const LATENESS_S = positiveInt('lateness', opt.lateness);
+const SETTLE_S = Number(opt.settle);
+const KEEP_DATA = opt['keep-data'];
+const LOAD_ONLY = opt['load-only'] === 'yes';
+if (LOAD_ONLY && !KEEP_DATA) throw new Error('--load-only yes needs --keep-data <folder>');
+const LOAD_CONNECTIONS = positiveInt('load-connections', opt['load-connections']);
+const SERIES_MS = positiveInt('series-seconds', opt['series-seconds']) * 1000;
+const MIN_REQUESTS = Math.min(5, REQUESTS);
+
+const GOAL_P95_MS = 250;
+
+interface QuerySpec {
+  name: string;
+  method: 'GET' | 'POST';
+  path: string;
+  body?: Record<string, unknown>;
+}
+
+const QUERIES: QuerySpec[] = [
+  { name: 'summary (7 days, all assets)', method: 'POST', path: '/v2/metrics/summary/', body: { lookback: '7-days' } },
+  { name: 'leaderboard (page 1 by volume, 7 days)', method: 'POST', path: '/v2/leaderboard/', body: { lookback: '7-days', page: 1, sort_by: 'volume' } },
+  { name: 'spread uptime (1h buckets, 7 days)', method: 'GET', path: '/v2/metrics/uptime/spread/?interval=1h&lookback=7-days' },
+];
+
+/** A market query the API ran: its SQL and bound values, to run again bare. */
+interface Captured {
+  sql: string;
+  params: Params;
+}
+
+/**
+ * Records the market queries the API's ClickHouse connection runs (those of
+ * api/market/query.ts: they bind `pairs` and `levels`) while `recording` is set.
+ */
+class QueryRecorder {
+  recording: Captured[] | undefined;
+
+  constructor(ch: ClickHouse) {
+    const original: ClickHouse['query'] = ch.query.bind(ch);
+    ch.query = <T>(sql: string, params?: Params, settings?: ClickHouseSettings): Promise<T[]> => {
+      if (this.recording && params && 'pairs' in params && 'levels' in params) this.recording.push({ sql, params });
+      return original<T>(sql, params, settings);
+    };
+  }
+}
+
+interface Series {
+  http: number[];
+  bare: number[];
+  bytes: number;
+  rows: number;
+}
+
+type Phase = 'idle' | 'ingesting';
+
+async function main(r: BenchRun): Promise<Figure[]> {
+  const { config, log, runId } = r;
+  const redisPrefix = `mmbench:${runId}:`;
+  const kafka = createKafka(config, 'mm-bench-api', log.child('kafka'));
+  r.onCleanup(() => deleteTopicsAndGroups(kafka, config, [ORDERBOOK_GROUP, TRADES_GROUP, DERIVATIVES_GROUP].map((g) => config.topicPrefix + g)));
+  r.onCleanup(() => dropRedisKeys(config.redisUrl, redisPrefix));
+
+  say(NAME, 'starting the service (API + processors, embedded ClickHouse)...');
+  const service = await startService(config, log, { redisPrefix });
+  r.onCleanup(() => service.stop());
+  const world = benchWorld({ pairs: PAIRS, exchangePrefix: 'ex' });
+  const summary = await service.deps.loadFixture(world.fixture);
+  say(NAME, `reference data loaded: ${summary.exchanges} exchanges, ${summary.assets} assets, ${summary.pairs} pairs, a staff user`);
+
+  const loader = openClickHouse(config, 'bench-load');
+  const bare = openClickHouse(config, 'bench-bare');
+  const loaders = Array.from({ length: LOAD_CONNECTIONS }, (_, i) => openClickHouse(config, `bench-load-${i}`));
+  r.onCleanup(async () => {
+    await Promise.allSettled([loader, bare, ...loaders].map((c) => c.close()));
+  });
+  const marker = path.join(config.dataDir, 'bench-history.json');
+  const previous = fs.existsSync(marker) ? (JSON.parse(fs.readFileSync(marker, 'utf8')) as Loaded & { pairs: number; days: number; at: string }) : undefined;
+  let loaded: Loaded;
+  if (previous && previous.pairs === PAIRS && previous.days === DAYS) {
+    loaded = previous;
+    say(NAME, `reusing the history loaded at ${previous.at} in ${config.dataDir} (windows ending now miss what came after)`);
+  } else {
+    if (previous || (await minuteRows(loader)) > 0) throw new Error(`${config.dataDir} already holds other history: give --keep-data a new folder`);
+    loaded = await loadHistory(loader, loaders, world);
+    if (KEEP_DATA) fs.writeFileSync(marker, JSON.stringify({ ...loaded, pairs: PAIRS, days: DAYS, at: new Date().toISOString() }));
+  }
+  await settle(loader);
+  if (LOAD_ONLY) return [];
+
+  const token = await login(service, world);
+  const recorder = new QueryRecorder(service.deps.ch);
+
+  const results = new Map<string, Series>();
+  const measure = async (phase: Phase) => {
+    for (const q of QUERIES) {
+      const s = await series(service, token, bare, recorder, q, phase);
+      results.set(`${phase}:${q.name}`, s);
+    }
+  };
+
+  say(NAME, `--- phase 1: service idle; ${REQUESTS} requests per query ---`);
+  await measure('idle');
+
+  say(NAME, `--- phase 2: while ingesting (${fmtInt(INGEST_RATE)} snapshots/s for ${world.pairs.length} pairs, plus trades and perpetual data) ---`);
+  const intervalMs = Math.max(10, Math.round((1000 * world.pairs.length) / INGEST_RATE));
+  let feed: Feed | undefined = await startFeed(config, world, intervalMs);
+  r.onCleanup(async () => {
+    await feed?.stop();
+  });
+  // Messages handled per processor (written, skipped, dead-lettered) and dead letters.
+  const stats = () => new Map(service.consumers.map((c) => [c.name.replace(config.topicPrefix, ''), { ...c.stats }]));
+  const handled = (x: { ok: number; skipped: number; deadLettered: number } | undefined) => (x ? x.ok + x.skipped + x.deadLettered : 0);
+  say(NAME, `feed running (one tick of every pair each ${intervalMs} ms); letting the processors warm up for ${INGEST_WARMUP_S} s...`);
+  await sleep(INGEST_WARMUP_S * 1000);
+  const before = stats();
+  const sentBefore = feed.sent();
+  const rowsBefore = await minuteRows(bare);
+  const t0 = performance.now();
+  await measure('ingesting');
+  const seconds = (performance.now() - t0) / 1000;
+  const after = stats();
+  const sent = feed.sent() - sentBefore;
+  const rowsAfter = await minuteRows(bare);
+  await feed.stop();
+  feed = undefined;
+  const rate = (topic: string) => (handled(after.get(topic)) - handled(before.get(topic))) / seconds;
+  const dead = [...after].reduce((n, [topic, st]) => n + st.deadLettered - (before.get(topic)?.deadLettered ?? 0), 0);
+  const ingest = { books: rate('md.orderbook'), trades: rate('md.trades'), all: [...after.keys()].reduce((n, t) => n + rate(t), 0), sent: sent / seconds, dead, rows: rowsAfter - rowsBefore, seconds };
+  say(
+    NAME,
+    `during phase 2 (${ingest.seconds.toFixed(0)} s) the feed sent ${fmtInt(ingest.sent)} messages/s and the processors handled ${fmtInt(ingest.all)}/s (${fmtInt(ingest.books)} snapshots/s, ${fmtInt(ingest.trades)} trades/s; ${dead} dead-lettered); ${fmtInt(ingest.rows)} book minute rows were written`,
+  );
+
+  if (dead > 0) say(NAME, `dead letters: ${await dlqReasons(kafka, config)}`);
+  return figuresOf(results, loaded, ingest);
+}
+
+interface Feed {
+  sent(): number;
+  stop(): Promise<void>;
+}
+
+interface FeedSpec {
+  brokers: string[];
+  topicPrefix: string;
+  pairs: SyntheticPair[];
+  intervalMs: number;
+}
+
+/**
+ * The producer, in a process of its own (this script again, with BENCH_FEED set), as an
+ * exchange connector would be: a slow API response in the service's process must not
+ * slow the feed down, only the service.
+ */
+async function startFeed(config: Config, world: BenchWorld, intervalMs: number): Promise<Feed> {
+  const spec: FeedSpec = { brokers: config.kafkaBrokers, topicPrefix: config.topicPrefix, pairs: world.fixture.pairs ?? [], intervalMs };
+  const child = fork(fileURLToPath(import.meta.url), [], { env: { ...process.env, BENCH_FEED: JSON.stringify(spec) }, stdio: 'inherit' });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  let sent = 0;
+  let skipped = 0;
+  child.on('message', (m: { sent: number; skipped: number }) => {
+    sent = m.sent;
+    skipped = m.skipped;
+  });
+  await new Promise<void>((resolve, reject) => {
+    child.once('message', () => resolve());
+    child.once('exit', (code) => reject(new Error(`the feed process exited (${code}) before sending`)));
+  });
+  let stopped = false;
+  return {
+    sent: () => sent,
+    async stop() {
+      if (stopped) return;
+      stopped = true;
+      if (child.exitCode === null) child.send('stop');
+      const timeout = setTimeout(() => child.kill('SIGKILL'), 15_000);
+      await exited;
+      clearTimeout(timeout);
+      if (skipped > 0) say(NAME, `the feed skipped ${skipped} ticks (the broker did not keep up)`);
+    },
+  };
+}
+
+/**
+ * The feed process: the demo's synthetic market (ingest/synthetic/market.ts: books of 20
+ * levels, 0-3 trades per pair per tick, perpetual data every 10 s) for every pair each
+ * `intervalMs` with current times. Ticks due while four sends are in flight are skipped
+ * (and counted), so a slow broker does not make the feed pile up.
+ */
+async function runFeed(spec: FeedSpec): Promise<void> {
+  const config = { topicPrefix: spec.topicPrefix };
+  const kafka = createKafka({ kafkaBrokers: spec.brokers }, 'mm-bench-feed', createLogger('warn', 'bench:api.feed'));
+  const market = new SyntheticMarket(spec.pairs);
+  const producer = kafka.producer({ allowAutoTopicCreation: false, createPartitioner: Partitioners.DefaultPartitioner });
+  await producer.connect();
+  const key = (m: { exchange: string; pair: string }) => `${m.exchange}:${m.pair}`;
+  const inFlight = new Set<Promise<unknown>>();
+  let sent = 0;
+  let skipped = 0;
+  let ticks = 0;
+  const started = Date.now();
+  const tick = () => {
+    const t = market.tick(Date.now(), spec.intervalMs);
+    const topicMessages = [
+      { topic: topicName(config, 'md.orderbook'), messages: t.books.map((m) => ({ key: key(m), value: JSON.stringify(m) })) },
+      { topic: topicName(config, 'md.trades'), messages: t.trades.map((m) => ({ key: key(m), value: JSON.stringify(m) })) },
+      { topic: topicName(config, 'md.derivatives'), messages: t.derivatives.map((m) => ({ key: key(m), value: JSON.stringify(m) })) },
+    ].filter((x) => x.messages.length > 0);
+    const p = producer.sendBatch({ topicMessages }).then(() => {
+      sent += t.books.length + t.trades.length + t.derivatives.length;
+    });
+    inFlight.add(p);
+    void p.catch(() => undefined).finally(() => inFlight.delete(p));
+  };
+  const timer = setInterval(() => {
+    // Catches up when the timer fires late; skips what four sends in flight leave no room for.
+    const due = Math.floor((Date.now() - started) / spec.intervalMs);
+    while (ticks < due) {
+      ticks++;
+      if (inFlight.size >= 4) skipped++;
+      else tick();
+    }
+  }, spec.intervalMs);
+  const report = setInterval(() => process.send?.({ sent, skipped }), 500);
+  process.send?.({ sent, skipped });
+  await new Promise<void>((resolve) => process.once('message', () => resolve()));
+  clearInterval(timer);
+  await Promise.allSettled(inFlight);
+  clearInterval(report);
+  process.send?.({ sent, skipped });
+  await producer.disconnect();
+}
+
+/** The reasons of what the processors dead-lettered, counted (numbers and names blurred). */
+async function dlqReasons(kafka: Kafka, config: Config): Promise<string> {
+  const topics = (['md.orderbook', 'md.trades', 'md.derivatives'] as const).map((t) => dlqTopicName(config, t));
+  const admin = kafka.admin();
+  await admin.connect();
+  let total = 0;
+  for (const topic of topics) for (const p of await admin.fetchTopicOffsets(topic)) total += Number(p.high) - Number(p.low);
+  await admin.disconnect();
+  const groupId = `${config.topicPrefix}bench.dlq`;
+  const consumer = kafka.consumer({ groupId });
+  const reasons = new Map<string, number>();
+  let seen = 0;
+  await consumer.connect();
+  try {
+    for (const topic of topics) await consumer.subscribe({ topic, fromBeginning: true });
+    await consumer.run({
+      eachMessage: async ({ topic, message }) => {
+        seen++;
+        const reason = `${topic.replace(config.topicPrefix, '')}: ${String(message.headers?.['x-dlq-reason'] ?? '?')}`
+          .replace(/\d{4}-\d\d-\d\dT[\d:.]+Z/g, '<time>')
+          .replace(/\d+(\.\d+)?/g, 'N')
+          .replace(/ of \S+ \S+/, ' of <pair>');
+        reasons.set(reason, (reasons.get(reason) ?? 0) + 1);
+      },
+    });
+    await until(async () => seen >= total, 30_000, 200);
+  } finally {
+    await consumer.disconnect();
+    const a = kafka.admin();
+    await a.connect();
+    await a.deleteGroups([groupId]).catch(() => undefined);
+    await a.disconnect();
+  }
+  return [...reasons].sort((a, b) => b[1] - a[1]).slice(0, 5).map(([r, n]) => `${n} x ${r}`).join('; ') || 'none found';
+}
+
+/** The feed's, processors' and API's keys under this run's prefix. */
+async function dropRedisKeys(url: string, prefix: string): Promise<void> {
+  const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1 });
+  redis.on('error', () => {});
+  try {
+    await redis.connect();
+    let cursor = '0';
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
+      cursor = next;
+      if (keys.length > 0) await redis.del(...keys);
+    } while (cursor !== '0');
+  } finally {
+    redis.disconnect();
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+// History
+
+interface Loaded {
+  bookRows: number;
+  tradeRows: number;
+  derivativeRows: number;
+  ms: number;
+}
+
+/** Settings of the loading inserts: small blocks keep the engine's memory (and page faults) down. */
+const LOAD_SETTINGS = 'SETTINGS max_block_size = 4096, min_insert_block_size_rows = 16384, min_insert_block_size_bytes = 0';
+
+// Per pair p and minute: a slowly wandering mid around the pair's price, a spread around
+// its half-spread, levels every `step` bps with `usd` each (so depth within L bps is the
+// number of levels inside L times the level size), slippage growing with the order size.
+const BOOK_SQL = `INSERT INTO book_minutes (exchange, pair, minute, samples, mid, first_mid, last_mid, spread_abs, spread_bps,
+    spread_bps_max, top, tick, depth_samples, bid_depth, ask_depth, bid_count, ask_count, min_depth, slippage_buy, slippage_sell, closed_at)
+  SELECT {ex:Array(String)}[p + 1], {pr:Array(String)}[p + 1], minute, 60, mid,
+    (toDateTime64(minute, 3, 'UTC'), mid * (1 + (u2 - 0.5) * 2e-4)),
+    (toDateTime64(minute, 3, 'UTC') + 59, mid * (1 + (u3 - 0.5) * 2e-4)),
+    mid * sbps / 1e4, sbps, sbps * (1.05 + u2),
+    (toDateTime64(minute, 3, 'UTC') + 59, mid * (1 - sbps / 2e4), round(usd / mid, 6), mid * (1 + sbps / 2e4), round(usd / mid * (0.5 + u3), 6)),
+    mid * step / 2e4, 60,
+    arrayMap(c -> round(c * usd * (0.8 + 0.4 * u2)), counts) AS bd,
+    arrayMap(c -> round(c * usd * (0.8 + 0.4 * u3)), counts) AS ad,
+    counts, counts,
+    arrayMap((b, a) -> round(least(b, a) * 0.6), bd, ad),
+    arrayMap(s -> if(s > 20 * usd, NULL, round(sbps / 2 + s / usd * step * (0.9 + 0.2 * u2), 3)), {sizes:Array(Float64)}),
+    arrayMap(s -> if(s > 20 * usd, NULL, round(sbps / 2 + s / usd * step * (0.9 + 0.2 * u3), 3)), {sizes:Array(Float64)}),
+    now64(3)
+  FROM (
+    SELECT number % {np:UInt32} AS p, toDateTime({start:UInt32} + intDiv(number, {np:UInt32}) * 60, 'UTC') AS minute,
+      (cityHash64(p, toUInt32(minute), 1) % 1000000) / 1e6 AS u1,
+      (cityHash64(p, toUInt32(minute), 2) % 1000000) / 1e6 AS u2,
+      (cityHash64(p, toUInt32(minute), 3) % 1000000) / 1e6 AS u3,
+      {price:Array(Float64)}[p + 1] * (1 + 0.03 * sin(toUInt32(minute) / 120000 + p)) AS mid,
+      {hs:Array(Float64)}[p + 1] * 2 * (0.6 + 0.8 * u1) AS sbps,
+      {st:Array(Float64)}[p + 1] AS step,
+      {usd:Array(Float64)}[p + 1] AS usd,
+      arrayMap(l -> toFloat64(least(20, greatest(0, floor((l - sbps / 2) / step) + 1))), {levels:Array(Float64)}) AS counts
+    FROM numbers({n:UInt64}))
+  ${LOAD_SETTINGS}`;
+
+// Nine minutes in ten have trades: a few to a few dozen, for a fraction of a level's size each.
+const TRADE_SQL = `INSERT INTO trade_minutes (exchange, pair, minute, trades, amount, notional, volume_usd, usd_trades, closed_at)
+  SELECT {ex:Array(String)}[p + 1], {pr:Array(String)}[p + 1], minute, trades, round(notional / {price:Array(Float64)}[p + 1], 6), notional, notional, trades, now64(3)
+  FROM (
+    SELECT number % {np:UInt32} AS p, toDateTime({start:UInt32} + intDiv(number, {np:UInt32}) * 60, 'UTC') AS minute,
+      (cityHash64(p, toUInt32(minute), 4) % 1000000) / 1e6 AS u,
+      toUInt32(1 + u * 40) AS trades,
+      round(trades * {usd:Array(Float64)}[p + 1] * 0.2 * (0.5 + u), 2) AS notional
+    FROM numbers({n:UInt64}))
+  WHERE u < 0.9
+  ${LOAD_SETTINGS}`;
+
+const DERIVATIVE_SQL = `INSERT INTO derivative_minutes (exchange, pair, minute, funding, open_interest, closed_at)
+  SELECT {ex:Array(String)}[p + 1], {pr:Array(String)}[p + 1], minute,
+    (toDateTime64(minute, 3, 'UTC') + 50, round((u - 0.4) * 5e-4, 8)),
+    (toDateTime64(minute, 3, 'UTC') + 50, round({usd:Array(Float64)}[p + 1] * 1000 * (0.9 + 0.2 * u))),
+    now64(3)
+  FROM (
+    SELECT number % {np:UInt32} AS p, toDateTime({start:UInt32} + intDiv(number, {np:UInt32}) * 60, 'UTC') AS minute,
+      (cityHash64(p, toUInt32(minute), 5) % 1000000) / 1e6 AS u
+    FROM numbers({n:UInt64}))
+  ${LOAD_SETTINGS}`;
+
+/** Minute rows for every pair over the last DAYS days, up to the current minute, a UTC day per insert, and their rollups. */
+async function loadHistory(ch: ClickHouse, conns: ClickHouse[], world: BenchWorld): Promise<Loaded> {
+  const end = Math.floor(Date.now() / 60_000) * 60; // epoch s, the current minute (excluded)
+  const start = end - DAYS * 86_400;
+  const all = world.pairs;
+  const perps = all.filter((p) => p.market_type === 'perp');
+  const arrays = (ps: typeof all) => ({
+    ex: ps.map((p) => p.exchange),
+    pr: ps.map((p) => p.pair),
+    price: ps.map((p) => p.price),
+    usd: ps.map((p) => Math.round(p.levelUsd)),
+    hs: ps.map((p) => p.halfSpreadBps),
+    st: ps.map((p) => p.stepBps),
+    np: ps.length,
+  });
+  const A = arrays(all);
+  const D = arrays(perps);
+  say(NAME, `loading ${DAYS} days of minute history for ${all.length} pairs (${fmtInt(DAYS * 1440 * all.length)} book minute rows, trade and derivative minutes, their hour and day rollups)...`);
+  const t0 = performance.now();
+  // A day per insert, on LOAD_CONNECTIONS connections at once: each insert (and the views
+  // it feeds) runs on one core, so two keep both cores busy.
+  // Chunks are UTC days (the first and last partial), so no hour or day row is shared by two.
+  const chunks: [number, number][] = [];
+  for (let s = start; s < end; ) {
+    const e = Math.min(end, (Math.floor(s / 86_400) + 1) * 86_400);
+    chunks.push([s, e]);
+    s = e;
+  }
+  const total = chunks.length;
+  // Materialized views (schemas/clickhouse/003) fill the rollups as the minutes go in; without
+  // them the processors recompute the hours and days of what they write (Rollups), and so
+  // does the loader.
+  const views = Number((await ch.query<{ n: number }>("SELECT count() AS n FROM system.tables WHERE database = currentDatabase() AND name = 'book_hours_mv'"))[0]?.n ?? 0) > 0;
+  say(NAME, views ? 'rollups: materialized views fill them as minutes are inserted' : 'rollups: recomputed with the processors\' Rollups after each day of minutes');
+  let done = 0;
+  const worker = async (conn: ClickHouse) => {
+    for (let chunk = chunks.shift(); chunk !== undefined; chunk = chunks.shift()) {
+      const [s, e] = chunk;
+      const minutes = (e - s) / 60;
+      const t = performance.now();
+      await conn.command(BOOK_SQL, { ...A, start: s, n: minutes * A.np, levels: [...LEVELS_BPS], sizes: [...SLIPPAGE_SIZES_USD] });
+      const tb = performance.now();
+      await conn.command(TRADE_SQL, { ...A, start: s, n: minutes * A.np });
+      if (D.np > 0) await conn.command(DERIVATIVE_SQL, { ...D, start: s, n: minutes * D.np });
+      const tr = performance.now();
+      if (!views) {
+        const hours: number[] = [];
+        for (let h = Math.floor(s / 3600) * 3600; h < e; h += 3600) hours.push(h * 1000);
+        const keys = (ps: BenchWorld['pairs']) => ps.flatMap((p) => hours.map((minute) => ({ exchange: p.exchange, pair: p.pair, minute })));
+        await new Rollups(conn, 'book_minutes').recompute(keys(all));
+        await new Rollups(conn, 'trade_minutes').recompute(keys(all));
+        await new Rollups(conn, 'derivative_minutes').recompute(keys(perps));
+      }
+      done++;
+      const elapsed = (performance.now() - t0) / 1000;
+      say(
+        NAME,
+        `  ${new Date(s * 1000).toISOString().slice(0, 16)} to ${new Date(e * 1000).toISOString().slice(11, 16)} (${done}/${total}): books ${fmtMs(tb - t)}, trades + derivatives ${fmtMs(tr - tb)}${views ? '' : `, rollups ${fmtMs(performance.now() - tr)}`}; ${elapsed.toFixed(0)} s so far, ~${((elapsed / done) * (total - done)).toFixed(0)} s to go`,
+      );
+    }
+  };
+  await Promise.all(conns.map(worker));
+  const ms = performance.now() - t0;
+  const count = async (table: string) => Number((await ch.query<{ n: number }>('SELECT count() AS n FROM {t:Identifier}', { t: table }))[0]?.n ?? 0);
+  const loaded = { bookRows: await count('book_minutes'), tradeRows: await count('trade_minutes'), derivativeRows: await count('derivative_minutes'), ms };
+  say(NAME, `loaded ${fmtInt(loaded.bookRows)} book, ${fmtInt(loaded.tradeRows)} trade and ${fmtInt(loaded.derivativeRows)} derivative minute rows in ${fmtMs(ms)}`);
+  return loaded;
+}
+
+/** Waits (at most SETTLE_S) until no merge runs, as on a service that has been up a while. */
+async function settle(ch: ClickHouse): Promise<void> {
+  const t0 = performance.now();
+  let quiet = 0;
+  await until(
+    async () => {
+      const n = Number((await ch.query<{ n: number }>('SELECT count() AS n FROM system.merges'))[0]?.n ?? 0);
+      quiet = n === 0 ? quiet + 1 : 0;
+      return quiet >= 3;
+    },
+    SETTLE_S * 1000,
+    1000,
+  );
+  const parts = await ch.query<{ table: string; parts: number; rows: number; size: string }>(
+    `SELECT table, count() AS parts, sum(rows) AS rows, formatReadableSize(sum(bytes_on_disk)) AS size FROM system.parts
+     WHERE active AND database = currentDatabase() AND table IN {tables:Array(String)} GROUP BY table ORDER BY table`,
+    { tables: ['book_minutes', 'book_hours', 'book_days', 'trade_minutes', 'trade_hours', 'trade_days', 'derivative_minutes', 'derivative_hours', 'derivative_days'] },
+  );
+  say(NAME, `merges ${quiet >= 3 ? 'settled' : 'still running'} after ${fmtMs(performance.now() - t0)}; active parts: ${parts.map((p) => `${p.table} ${p.parts} (${p.size})`).join(', ')}`);
+}
+
+/** Book minute rows written so far. */
+async function minuteRows(ch: ClickHouse): Promise<number> {
+  return Number((await ch.query<{ n: number }>('SELECT count() AS n FROM book_minutes'))[0]?.n ?? 0);
+}
+
+// ---------------------------------------------------------------------------------------
+// Measuring
+
+async function login(service: Service, world: BenchWorld): Promise<string> {
+  const res = await fetch(`${service.api.url}/v1/login/`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ email: world.staff.email, password: world.staff.password }),
+  });
+  const body = (await res.json()) as { token?: string };
+  if (res.status !== 200 || !body.token) throw new Error(`login failed: ${res.status} ${JSON.stringify(body)}`);
+  return body.token;
+}
+
+async function httpOnce(service: Service, token: string, q: QuerySpec): Promise<{ ms: number; bytes: number; rows: number }> {
+  const t = performance.now();
+  const res = await fetch(`${service.api.url}${q.path}`, {
+    method: q.method,
+    headers: { Authorization: `Token ${token}`, ...(q.body ? { 'Content-Type': 'application/json' } : {}) },
+    body: q.body ? JSON.stringify(q.body) : undefined,
+  });
+  const text = await res.text();
+  const ms = performance.now() - t;
+  if (res.status !== 200) throw new Error(`${q.method} ${q.path}: ${res.status} ${text.slice(0, 300)}`);
+  const body = JSON.parse(text) as unknown;
+  return { ms, bytes: text.length, rows: Array.isArray(body) ? body.length : 0 };
+}
+
+/** The SQL an endpoint ran, run again as it ran it (all at once, on one connection). */
+async function bareOnce(bare: ClickHouse, queries: Captured[]): Promise<{ ms: number; rows: number }> {
+  const t = performance.now();
+  const rows = await Promise.all(queries.map((q) => bare.query(q.sql, q.params)));
+  return { ms: performance.now() - t, rows: rows[0]?.length ?? 0 };
+}
+
+async function series(service: Service, token: string, bare: ClickHouse, recorder: QueryRecorder, q: QuerySpec, phase: Phase): Promise<Series> {
+  // One untimed request records the SQL the endpoint runs; then the warm-up.
+  recorder.recording = [];
+  await httpOnce(service, token, q);
+  const queries = recorder.recording;
+  recorder.recording = undefined;
+  if (queries.length === 0) throw new Error(`${q.path} ran no market query`);
+  for (let i = 0; i < WARMUP; i++) {
+    await bareOnce(bare, queries);
+    await httpOnce(service, token, q);
+  }
+  const s: Series = { http: [], bare: [], bytes: 0, rows: 0 };
+  // Alternating, so both see the same moments of background work; within a time budget,
+  // so a slow query does not stretch the run (the figures say how many were timed).
+  const started = performance.now();
+  for (let i = 0; i < REQUESTS && (i < MIN_REQUESTS || performance.now() - started < SERIES_MS); i++) {
+    const b = await bareOnce(bare, queries);
+    s.bare.push(b.ms);
+    const h = await httpOnce(service, token, q);
+    s.http.push(h.ms);
+    s.bytes = h.bytes;
+    s.rows = h.rows;
+  }
+  say(
+    NAME,
+    `  ${phase.padEnd(9)} ${q.name} (${s.http.length} requests): HTTP p50 ${fmtMs(percentile(s.http, 50))} p95 ${fmtMs(percentile(s.http, 95))}; bare p50 ${fmtMs(percentile(s.bare, 50))} p95 ${fmtMs(percentile(s.bare, 95))}; ${fmtInt(s.rows)} rows, ${(s.bytes / 2 ** 20).toFixed(1)} MiB`,
+  );
+  return s;
+}
+
+function figuresOf(results: Map<string, Series>, loaded: Loaded, ingest: { books: number; trades: number; all: number; sent: number; dead: number; rows: number; seconds: number }): Figure[] {
+  const f: Figure[] = [];
+  f.push({
+    figure: 'history loaded',
+    value: `${DAYS} days x ${PAIRS} pairs: ${fmtInt(loaded.bookRows)} book / ${fmtInt(loaded.tradeRows)} trade / ${fmtInt(loaded.derivativeRows)} derivative minute rows in ${fmtMs(loaded.ms)}`,
+    goal: '—',
+    result: 'info',
+  });
+  for (const phase of ['idle', 'ingesting'] as const) {
+    for (const q of QUERIES) {
+      const s = results.get(`${phase}:${q.name}`)!;
+      const p50 = percentile(s.http, 50);
+      const p95 = percentile(s.http, 95);
+      const b50 = percentile(s.bare, 50);
+      const b95 = percentile(s.bare, 95);
+      const goal = phase === 'ingesting';
+      f.push({
+        figure: `${q.name}, ${phase === 'idle' ? 'idle' : 'while ingesting'}: HTTP p50 / p95`,
+        value: `${fmtMs(p50)} / ${fmtMs(p95)} (n=${s.http.length}; ${fmtInt(s.rows)} rows, ${(s.bytes / 2 ** 20).toFixed(1)} MiB)`,
+        goal: goal ? `p95 < ${GOAL_P95_MS} ms` : '—',
+        result: goal ? check(p95 < GOAL_P95_MS) : 'info',
+      });
+      f.push({
+        figure: `${q.name}, ${phase === 'idle' ? 'idle' : 'while ingesting'}: bare query p50 / p95, HTTP/bare`,
+        value: `${fmtMs(b50)} / ${fmtMs(b95)}, x${(p50 / b50).toFixed(2)} (p50) x${(p95 / b95).toFixed(2)} (p95)`,
+        goal: '—',
+        result: 'info',
+      });
+    }
+  }
+  f.push({
+    figure: 'ingestion during the second phase',
+    value: `sent ${fmtInt(ingest.sent)} msg/s, processed ${fmtInt(ingest.all)} msg/s (${fmtInt(ingest.books)} snapshots/s + ${fmtInt(ingest.trades)} trades/s), ${ingest.dead} dead letters; ${fmtInt(ingest.rows)} book minute rows written in ${ingest.seconds.toFixed(0)} s`,
+    goal: '—',
+    result: 'info',
+  });
+  return f;
+}
+
+// Last, so every constant above is initialised before the run starts.
+if (process.env.BENCH_FEED) {
+  await runFeed(JSON.parse(process.env.BENCH_FEED) as FeedSpec);
+  process.exit(0);
+}
+const run = await startRun(NAME, { LATENESS_SECONDS: String(LATENESS_S) }, { keepDataDir: KEEP_DATA || undefined });
+try {
+  const figures = await main(run);
+  printTable(`bench:api — ${new Date().toISOString()}`, figures);
+} catch (e) {
+  say(NAME, `failed: ${(e as Error).stack ?? String(e)}`);
+  process.exitCode = 1;
+} finally {
+  await run.cleanup();
+}
+// Whatever a client left behind (a reconnect timer after a broker went away) ends here.
+process.exit(process.exitCode ?? 0);

@@ -1,0 +1,97 @@
+// The one gateway for ClickHouse. Embedded chdb by default (one data folder per process,
+// several connections to it), or a ClickHouse server when CLICKHOUSE_URL is set: the same
+// SQL and the same @clickhouse/client calls run against both. Every value is bound as
+// {name:Type}; only identifiers the code itself chose are ever part of the SQL text.
+import { createClient, type ClickHouseClient, type ClickHouseSettings } from '@clickhouse/client';
+import { createChdbConnection } from 'chdb/connection';
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Config } from './config.ts';
+
+export type Params = Record<string, unknown>;
+type ChdbAsClientConnection = NonNullable<NonNullable<Parameters<typeof createClient>[0]>['connection']>;
+
+export interface InsertOptions {
+  /** Makes a retried insert of the same rows a no-op (ClickHouse insert deduplication). */
+  dedupToken?: string;
+}
+
+export interface ClickHouse {
+  query<T>(sql: string, params?: Params, settings?: ClickHouseSettings): Promise<T[]>;
+  command(sql: string, params?: Params): Promise<void>;
+  insert<T extends object>(table: string, rows: T[], opts?: InsertOptions): Promise<void>;
+  close(): Promise<void>;
+}
+
+export class ClickHouseQueryError extends Error {
+  constructor(readonly queryId: string, cause: unknown) {
+    super(`ClickHouse query ${queryId} failed: ${(cause as Error)?.message ?? String(cause)}`, { cause });
+    this.name = 'ClickHouseQueryError';
+  }
+}
+
+let querySeq = 0;
+
+/** Opens one connection. Name it after its user ("api", "ingest"): ids in errors carry it. */
+export function openClickHouse(config: Pick<Config, 'clickhouseUrl' | 'clickhouseDatabase' | 'dataDir'>, name: string): ClickHouse {
+  let client: ClickHouseClient;
+  if (config.clickhouseUrl) {
+    client = createClient({ url: config.clickhouseUrl, database: config.clickhouseDatabase, request_timeout: 120_000 });
+  } else {
+    const dir = path.join(config.dataDir, 'clickhouse');
+    fs.mkdirSync(dir, { recursive: true });
+    // chdb ignores `database`: the embedded folder is ours alone, so tables live in `default`.
+    // @clickhouse/client bundles its own copy of client-common, whose types chdb's Connection
+    // matches structurally but not nominally; the cast bridges the two copies.
+    const connection = createChdbConnection({ path: dir }) as unknown as ChdbAsClientConnection;
+    client = createClient({ connection });
+  }
+  const nextId = () => `${name}-${process.pid}-${++querySeq}`;
+  const wrap = async <T>(fn: (queryId: string) => Promise<T>): Promise<T> => {
+    const queryId = nextId();
+    try {
+      return await fn(queryId);
+    } catch (e) {
+      throw new ClickHouseQueryError(queryId, e);
+    }
+  };
+
+  return {
+    query: <T>(sql: string, params: Params = {}, settings?: ClickHouseSettings) =>
+      wrap(async (query_id) => {
+        // 64-bit integers as JSON numbers, on every query (see insert for why explicit).
+        const clickhouse_settings: ClickHouseSettings = { output_format_json_quote_64bit_integers: 0, ...settings };
+        const rs = await client.query({ query: sql, query_params: params, format: 'JSONEachRow', query_id, clickhouse_settings });
+        return rs.json<T>();
+      }),
+    command: (sql, params = {}) =>
+      wrap(async (query_id) => {
+        await client.command({ query: sql, query_params: params, query_id });
+      }),
+    insert: (table, rows, opts = {}) =>
+      wrap(async (query_id) => {
+        if (rows.length === 0) return;
+        // Always both settings, with explicit values: the embedded engine applies settings
+        // as SET on its session, so a token left from an earlier insert would otherwise
+        // apply to the next one.
+        const clickhouse_settings: ClickHouseSettings = {
+          insert_deduplication_token: opts.dedupToken ?? '',
+          // ...and keep the materialized views fed by this table from counting it twice.
+          deduplicate_blocks_in_dependent_materialized_views: opts.dedupToken ? 1 : 0,
+        };
+        await client.insert({ table, values: rows, format: 'JSONEachRow', query_id, clickhouse_settings });
+      }),
+    close: () => client.close(),
+  };
+}
+
+/** With a server, the database must exist before a client bound to it can run anything. */
+export async function ensureDatabase(config: Pick<Config, 'clickhouseUrl' | 'clickhouseDatabase'>): Promise<void> {
+  if (!config.clickhouseUrl) return;
+  const client = createClient({ url: config.clickhouseUrl });
+  try {
+    await client.command({ query: 'CREATE DATABASE IF NOT EXISTS {db:Identifier}', query_params: { db: config.clickhouseDatabase } });
+  } finally {
+    await client.close();
+  }
+}

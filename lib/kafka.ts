@@ -1,0 +1,74 @@
+// Kafka clients and the topic catalogue of addendum section 1. Topic names carry the
+// configured prefix, which is also how test runs keep to their own topics.
+import { Kafka, logLevel as KafkaLogLevel, type Admin, type ITopicConfig, type LogEntry } from 'kafkajs';
+import type { Config } from './config.ts';
+import type { Logger } from './log.ts';
+
+export const BASE_TOPICS = ['md.orderbook', 'md.trades', 'md.derivatives', 'mm.orders', 'mm.fills', 'mm.reported', 'targets.events'] as const;
+export type BaseTopic = (typeof BASE_TOPICS)[number];
+
+const DAY_MS = 86_400_000;
+
+/** Partitions and retention per topic. Market data is keyed by exchange:pair, so a pair's
+ * snapshots stay ordered within one partition; three partitions let two cores share work. */
+const TOPIC_SETTINGS: Record<BaseTopic, { partitions: number; retentionMs: number }> = {
+  'md.orderbook': { partitions: 3, retentionMs: 7 * DAY_MS },
+  'md.trades': { partitions: 3, retentionMs: 7 * DAY_MS },
+  'md.derivatives': { partitions: 3, retentionMs: 7 * DAY_MS },
+  'mm.orders': { partitions: 3, retentionMs: 7 * DAY_MS },
+  'mm.fills': { partitions: 3, retentionMs: 30 * DAY_MS },
+  'mm.reported': { partitions: 3, retentionMs: 30 * DAY_MS },
+  'targets.events': { partitions: 1, retentionMs: 30 * DAY_MS },
+};
+const DLQ_RETENTION_MS = 30 * DAY_MS;
+
+export function topicName(config: Pick<Config, 'topicPrefix'>, topic: BaseTopic): string {
+  return config.topicPrefix + topic;
+}
+
+export function dlqTopicName(config: Pick<Config, 'topicPrefix'>, topic: BaseTopic): string {
+  return `${config.topicPrefix}${topic}.dlq`;
+}
+
+export function topicConfigs(config: Pick<Config, 'topicPrefix'>): ITopicConfig[] {
+  return BASE_TOPICS.flatMap((t) => [
+    {
+      topic: topicName(config, t),
+      numPartitions: TOPIC_SETTINGS[t].partitions,
+      replicationFactor: 1,
+      configEntries: [{ name: 'retention.ms', value: String(TOPIC_SETTINGS[t].retentionMs) }],
+    },
+    {
+      topic: dlqTopicName(config, t),
+      numPartitions: 1,
+      replicationFactor: 1,
+      configEntries: [{ name: 'retention.ms', value: String(DLQ_RETENTION_MS) }],
+    },
+  ]);
+}
+
+export function createKafka(config: Pick<Config, 'kafkaBrokers'>, clientId: string, log: Logger): Kafka {
+  return new Kafka({
+    clientId,
+    brokers: config.kafkaBrokers,
+    logLevel: KafkaLogLevel.WARN,
+    logCreator: () => (entry: LogEntry) => {
+      const { message, ...rest } = entry.log;
+      const fields = { logger: entry.namespace, ...rest };
+      // Per-request protocol errors ("Response ...") are retried by kafkajs itself; what
+      // matters (crashes, give-ups) is logged by the consumer and producer.
+      if (message.startsWith('Response ')) log.debug(message, fields);
+      else if (entry.level <= KafkaLogLevel.ERROR) log.error(message, fields);
+      else log.warn(message, fields);
+    },
+    retry: { initialRetryTime: 200, retries: 8 },
+  });
+}
+
+/** Creates every topic and its .dlq twin that does not exist yet; returns the created ones. */
+export async function ensureTopics(admin: Admin, config: Pick<Config, 'topicPrefix'>): Promise<string[]> {
+  const existing = new Set(await admin.listTopics());
+  const missing = topicConfigs(config).filter((t) => !existing.has(t.topic));
+  if (missing.length > 0) await admin.createTopics({ topics: missing, waitForLeaders: true });
+  return missing.map((t) => t.topic);
+}

@@ -1,0 +1,108 @@
+// Exchanges, organizations, assets, pairs, coverage and wallets. Reads use FINAL so an
+// upsert from a fixture load is visible to the next request.
+import type { ClickHouse } from '../clickhouse.ts';
+
+export interface Exchange { slug: string; name: string; icon_url: string; region: string }
+export interface Organization { slug: string; name: string; kind: 'project' | 'market_maker' }
+export interface Asset { symbol: string; name: string; owner: string; labels: string[] }
+export interface Pair { exchange: string; pair: string; asset: string; market_type: 'spot' | 'perp' }
+export interface Coverage { organization: string; asset: string; exchanges: string[]; pairs: string[] }
+export interface Wallet { id: number; organization: string; number: number; exchange: string }
+
+export class ReferenceRepository {
+  constructor(private readonly ch: ClickHouse) {}
+
+  exchanges(): Promise<Exchange[]> {
+    return this.ch.query<Exchange>('SELECT slug, name, icon_url, region FROM exchanges FINAL ORDER BY slug');
+  }
+
+  organizations(slugs?: string[]): Promise<Organization[]> {
+    if (slugs) {
+      return this.ch.query<Organization>(
+        'SELECT slug, name, kind FROM organizations FINAL WHERE slug IN {slugs:Array(String)} ORDER BY slug',
+        { slugs },
+      );
+    }
+    return this.ch.query<Organization>('SELECT slug, name, kind FROM organizations FINAL ORDER BY slug');
+  }
+
+  assets(): Promise<Asset[]> {
+    return this.ch.query<Asset>('SELECT symbol, name, owner, labels FROM assets FINAL ORDER BY symbol');
+  }
+
+  pairs(): Promise<Pair[]> {
+    return this.ch.query<Pair>('SELECT exchange, pair, asset, market_type FROM pairs FINAL ORDER BY exchange, pair');
+  }
+
+  coverage(organizations?: string[]): Promise<Coverage[]> {
+    if (organizations) {
+      return this.ch.query<Coverage>(
+        'SELECT organization, asset, exchanges, pairs FROM coverage FINAL WHERE organization IN {orgs:Array(String)} ORDER BY organization, asset',
+        { orgs: organizations },
+      );
+    }
+    return this.ch.query<Coverage>('SELECT organization, asset, exchanges, pairs FROM coverage FINAL ORDER BY organization, asset');
+  }
+
+  async wallets(): Promise<Wallet[]> {
+    const rows = await this.ch.query<Wallet & { id: string | number }>(
+      'SELECT id, organization, number, exchange FROM wallets FINAL ORDER BY id',
+    );
+    return rows.map((r) => ({ ...r, id: Number(r.id) }));
+  }
+
+  async upsert(rows: {
+    exchanges: Exchange[];
+    organizations: Organization[];
+    assets: Asset[];
+    pairs: Pair[];
+    coverage: Coverage[];
+    wallets: Wallet[];
+  }): Promise<void> {
+    const updated_at = Date.now();
+    const stamp = <T extends object>(list: T[]) => list.map((r) => ({ ...r, updated_at }));
+    // Order matters only for readers that race the load: referenced rows land first.
+    await this.ch.insert('exchanges', stamp(rows.exchanges));
+    await this.ch.insert('organizations', stamp(rows.organizations));
+    await this.ch.insert('assets', stamp(rows.assets));
+    await this.ch.insert('pairs', stamp(rows.pairs));
+    await this.ch.insert('coverage', stamp(rows.coverage));
+    await this.ch.insert('wallets', stamp(rows.wallets));
+  }
+}
+
+/**
+ * What an organization covers (addendum section 2): the assets it owns plus those of its
+ * coverage rows, with the exchanges and pairs listed there (all pairs of an asset when none).
+ */
+export interface OrganizationScope {
+  organization: Organization;
+  assets: Asset[];
+  exchanges: Exchange[];
+  pairs: Pair[];
+}
+
+export function scopeOf(
+  org: Organization,
+  ref: { assets: Asset[]; exchanges: Exchange[]; pairs: Pair[]; coverage: Coverage[] },
+): OrganizationScope {
+  const covered = new Map<string, Coverage | null>();
+  for (const a of ref.assets) if (a.owner === org.slug) covered.set(a.symbol, null);
+  for (const c of ref.coverage) if (c.organization === org.slug) covered.set(c.asset, c);
+
+  const pairs = ref.pairs.filter((p) => {
+    if (!covered.has(p.asset)) return false;
+    const c = covered.get(p.asset);
+    if (!c) return true;
+    if (c.exchanges.length > 0 && !c.exchanges.includes(p.exchange)) return false;
+    if (c.pairs.length > 0 && !c.pairs.includes(p.pair)) return false;
+    return true;
+  });
+  const exchangeSlugs = new Set(pairs.map((p) => p.exchange));
+  return {
+    organization: org,
+    assets: ref.assets.filter((a) => covered.has(a.symbol)),
+    exchanges: ref.exchanges.filter((e) => exchangeSlugs.has(e.slug)),
+    pairs,
+  };
+}

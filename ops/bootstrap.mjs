@@ -1,0 +1,85 @@
+#!/usr/bin/env node
+// Entry point of every npm script. Plain JavaScript, so it runs on a fresh clone before
+// anything is installed: it installs what is missing (system packages on Debian, then the
+// npm dependencies), then runs the TypeScript command through tsx.
+import { spawn, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const say = (msg) => process.stderr.write(`[bootstrap] ${msg}\n`);
+
+const COMMANDS = {
+  demo: ['ops/cli/demo.ts'],
+  start: ['ops/cli/start.ts'],
+  seed: ['ops/cli/seed.ts'],
+  replay: ['ingest/replay.ts'],
+  'ops:replay': ['ops/cli/replay-topic.ts'],
+  test: ['node_modules/mocha/bin/mocha.js'],
+  'bench:ingest': ['bench/ingest.ts'],
+  'bench:api': ['bench/api.ts'],
+};
+
+function has(cmd) {
+  return spawnSync('sh', ['-c', `command -v ${cmd}`], { stdio: 'ignore' }).status === 0;
+}
+
+function run(cmd, args, opts = {}) {
+  const r = spawnSync(cmd, args, { stdio: 'inherit', cwd: root, ...opts });
+  if (r.status !== 0) {
+    say(`failed: ${cmd} ${args.join(' ')}`);
+    process.exit(r.status ?? 1);
+  }
+}
+
+function ensureSystemPackages() {
+  // What the stack runs besides Node: a JRE and Maven for Kafka, redis-server for Redis.
+  const wanted = [
+    ['java', 'openjdk-17-jre-headless'],
+    ['mvn', 'maven'],
+    ['redis-server', 'redis-server'],
+  ].filter(([cmd]) => !has(cmd));
+  if (wanted.length === 0) return;
+  const pkgs = wanted.map(([, pkg]) => pkg);
+  if (!has('apt-get')) {
+    say(`missing ${wanted.map(([c]) => c).join(', ')}; install ${pkgs.join(' ')} with your package manager`);
+    process.exit(1);
+  }
+  const asRoot = process.getuid?.() === 0;
+  const aptGet = (...a) =>
+    run(asRoot ? 'apt-get' : 'sudo', asRoot ? a : ['apt-get', ...a], { env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
+  say(`installing ${pkgs.join(' ')} with apt-get...`);
+  aptGet('update', '-q');
+  aptGet('install', '-y', '-q', '--no-install-recommends', ...pkgs);
+}
+
+function ensureNodeModules() {
+  const lock = path.join(root, 'package-lock.json');
+  const marker = path.join(root, 'node_modules', '.package-lock.json');
+  const stale = !fs.existsSync(marker) || (fs.existsSync(lock) && fs.statSync(lock).mtimeMs > fs.statSync(marker).mtimeMs + 1000);
+  if (!stale) return;
+  say('installing npm dependencies (first run takes a minute)...');
+  // install, not ci: it honours the lock file and also mends a node_modules left half-done.
+  run('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error']);
+}
+
+const [major, minor] = process.versions.node.split('.').map(Number);
+if (major < 20 || (major === 20 && minor < 19)) {
+  say(`Node ${process.versions.node} is too old: this project needs Node 20.19 or newer`);
+  process.exit(1);
+}
+
+const [name, ...args] = process.argv.slice(2);
+const command = COMMANDS[name];
+if (!command) {
+  say(`unknown command "${name}"; one of: ${Object.keys(COMMANDS).join(', ')}`);
+  process.exit(2);
+}
+ensureSystemPackages();
+ensureNodeModules();
+
+const child = spawn(process.execPath, ['--import', 'tsx', ...command, ...args], { stdio: 'inherit', cwd: root });
+// Ctrl-C reaches the whole foreground process group; the child stops what it started.
+for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => child.kill(sig));
+child.on('exit', (code, signal) => process.exit(code ?? (signal ? 130 : 1)));

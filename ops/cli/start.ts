@@ -1,0 +1,21 @@
+// npm start: Redis and Kafka (started when nothing answers), then the service.
+import { ensureKafka, ensureRedis, stopAll, type Started } from '../infra.ts';
+import { startService } from '../service.ts';
+import { boot, fail, onShutdown } from './run.ts';
+
+const { config, log } = boot('start');
+const started: (Started | undefined)[] = [];
+onShutdown(log, async () => {
+  await service?.stop();
+  await stopAll(started, log);
+});
+let service: Awaited<ReturnType<typeof startService>> | undefined;
+try {
+  started.push(await ensureRedis(config, log));
+  started.push(await ensureKafka(config, log));
+  service = await startService(config, log);
+  log.info(`serving at ${service.api.url}; load reference data with: npm run seed -- <fixture.json>`);
+} catch (e) {
+  await stopAll(started, log);
+  fail(log, e);
+}

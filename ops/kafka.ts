@@ -1,0 +1,484 @@
+// Runs a real single-node Apache Kafka broker (KRaft, combined broker+controller)
+// for development, tests and the demo. The jars come from Maven Central through
+// ops/kafka/pom.xml, so the only prerequisites are `java` (17+) and `mvn`.
+//
+// Layout under <dataDir>/kafka/:
+//   classpath.txt / classpath.sha256  resolved classpath, and the pom hash it belongs to
+//   cluster.id                        generated once, reused by every later format
+//   server.properties                 rewritten on each start (ports may change)
+//   data/                             log.dirs (meta.properties marks it formatted)
+//   logs/server.log                   broker log (see ops/kafka/log4j2.yaml)
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync, renameSync, statSync, openSync, readSync, closeSync } from 'node:fs';
+import { dirname, join, resolve, delimiter } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Kafka, logLevel } from 'kafkajs';
+
+export interface KafkaProcess {
+  brokers: string;
+  stop(): Promise<void>;
+}
+
+export interface StartKafkaOptions {
+  dataDir: string;
+  /** PLAINTEXT listener port; default 9092. */
+  port: number;
+  /** KRaft controller listener port; default port + 1. */
+  controllerPort?: number;
+  log: (line: string) => void;
+}
+
+const BROKER_MAIN = 'kafka.Kafka';
+const STORAGE_TOOL_MAIN = 'kafka.tools.StorageTool';
+const START_TIMEOUT_MS = 90_000;
+const STOP_TIMEOUT_MS = 30_000;
+
+/** ops/kafka/<file>: next to this module when run from source (tsx), else under cwd (e.g. after tsc to dist/). */
+function opsKafkaFile(name: string): string {
+  const candidates = [
+    join(dirname(fileURLToPath(import.meta.url)), 'kafka', name),
+    join(process.cwd(), 'ops', 'kafka', name),
+  ];
+  const found = candidates.find((p) => existsSync(p));
+  if (!found) throw new Error(`ops/kafka/${name} not found (looked in ${candidates.join(', ')})`);
+  return found;
+}
+
+function kafkaDir(dataDir: string): string {
+  const dir = join(resolve(dataDir), 'kafka');
+  mkdirSync(dir, { recursive: true });
+  return dir;
+}
+
+function javaBin(): string {
+  // Honour JAVA_HOME like Kafka's own scripts do; fall back to PATH.
+  return process.env.JAVA_HOME ? join(process.env.JAVA_HOME, 'bin', 'java') : 'java';
+}
+
+/** Keep the last `max` lines of a stream-ish text source, for error messages. */
+class Tail {
+  private lines: string[] = [];
+  constructor(private readonly max: number) {}
+  push(line: string): void {
+    this.lines.push(line);
+    if (this.lines.length > this.max) this.lines.shift();
+  }
+  text(): string {
+    return this.lines.join('\n');
+  }
+}
+
+/** Split a child's output into lines and hand each to `onLine`. */
+function forwardLines(stream: NodeJS.ReadableStream | null, onLine: (line: string) => void): void {
+  if (!stream) return;
+  let buf = '';
+  stream.setEncoding('utf8');
+  stream.on('data', (chunk: string) => {
+    buf += chunk;
+    let nl: number;
+    while ((nl = buf.indexOf('\n')) >= 0) {
+      const line = buf.slice(0, nl).replace(/\r$/, '');
+      buf = buf.slice(nl + 1);
+      if (line.trim()) onLine(line);
+    }
+  });
+  stream.on('end', () => {
+    if (buf.trim()) onLine(buf);
+    buf = '';
+  });
+}
+
+/**
+ * Last lines of a log file ('' when absent), without Java stack frames, which would
+ * otherwise push the one line that explains a failed start out of view.
+ */
+function fileTail(path: string, maxLines = 30, maxBytes = 256 * 1024): string {
+  if (!existsSync(path)) return '';
+  const size = statSync(path).size;
+  const len = Math.min(size, maxBytes);
+  const buf = Buffer.alloc(len);
+  const fd = openSync(path, 'r');
+  try {
+    readSync(fd, buf, 0, len, size - len);
+  } finally {
+    closeSync(fd);
+  }
+  return buf
+    .toString('utf8')
+    .split('\n')
+    .filter((l) => l.trim() && !/^\s+(at |\.\.\. \d+ more)/.test(l))
+    .slice(-maxLines)
+    .join('\n');
+}
+
+function sha256(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
+}
+
+/**
+ * Resolve the broker's runtime classpath with Maven and cache it under <dataDir>/kafka/.
+ * Maven runs again only when ops/kafka/pom.xml changed (hash mismatch) or a cached jar
+ * disappeared (e.g. ~/.m2 was wiped).
+ */
+export async function resolveKafkaClasspath(dataDir: string, log: (line: string) => void): Promise<string> {
+  const dir = kafkaDir(dataDir);
+  const pom = opsKafkaFile('pom.xml');
+  const hash = sha256(readFileSync(pom, 'utf8'));
+  const cpFile = join(dir, 'classpath.txt');
+  const hashFile = join(dir, 'classpath.sha256');
+
+  if (existsSync(cpFile) && existsSync(hashFile) && readFileSync(hashFile, 'utf8').trim() === hash) {
+    const cp = readFileSync(cpFile, 'utf8').trim();
+    if (cp && cp.split(delimiter).every((jar) => existsSync(jar))) return cp;
+  }
+
+  log('resolving Kafka jars with Maven (first run downloads ~65 MB)...');
+  const started = Date.now();
+  const tmpOut = join(dir, `classpath.txt.${process.pid}.tmp`);
+  // -B: no colours/interactive prompts. Not -q: the "Downloaded from" lines drive the progress output.
+  const args = ['-B', '-f', pom, 'dependency:build-classpath', `-Dmdep.outputFile=${tmpOut}`];
+  const tail = new Tail(30);
+  let downloads = 0;
+  let downloadedKb = 0;
+
+  await new Promise<void>((resolvePromise, reject) => {
+    let child: ChildProcess;
+    try {
+      child = spawn('mvn', args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    } catch (err) {
+      reject(err instanceof Error ? err : new Error(String(err)));
+      return;
+    }
+    const onLine = (line: string): void => {
+      tail.push(line);
+      const m = /^\[INFO\] Downloaded from [^:]+: \S+ \(([\d.]+) (B|kB|MB)/.exec(line);
+      if (m) {
+        downloads += 1;
+        const n = Number(m[1]);
+        downloadedKb += m[2] === 'MB' ? n * 1024 : m[2] === 'kB' ? n : n / 1024;
+      }
+    };
+    forwardLines(child.stdout, onLine);
+    forwardLines(child.stderr, onLine);
+    // A heartbeat so a slow first download does not look like a hang.
+    const timer = setInterval(() => {
+      const secs = Math.round((Date.now() - started) / 1000);
+      log(`  still resolving Kafka jars (${secs}s, ${downloads} files / ${(downloadedKb / 1024).toFixed(1)} MB downloaded)...`);
+    }, 10_000);
+    child.on('error', (err: NodeJS.ErrnoException) => {
+      clearInterval(timer);
+      reject(
+        err.code === 'ENOENT'
+          ? new Error('`mvn` not found on PATH: Maven 3.6+ is needed to fetch the Kafka broker jars')
+          : err,
+      );
+    });
+    child.on('close', (code) => {
+      clearInterval(timer);
+      if (code === 0 && existsSync(tmpOut)) resolvePromise();
+      else reject(new Error(`Maven failed to resolve Kafka (exit ${String(code)}):\n${tail.text()}`));
+    });
+  });
+
+  const cp = readFileSync(tmpOut, 'utf8').trim();
+  renameSync(tmpOut, cpFile);
+  writeFileSync(hashFile, `${hash}\n`);
+  log(
+    `Kafka classpath resolved in ${((Date.now() - started) / 1000).toFixed(1)}s ` +
+      `(${cp.split(delimiter).length} jars${downloads ? `, ${(downloadedKb / 1024).toFixed(1)} MB downloaded` : ''})`,
+  );
+  return cp;
+}
+
+/**
+ * True when a Kafka broker answers at `brokers` (comma-separated host:port) within `timeoutMs`.
+ * Uses a throw-away kafkajs admin with retries off and logging off, so probing a closed port
+ * prints nothing.
+ */
+export async function kafkaAnswers(brokers: string, timeoutMs = 3000): Promise<boolean> {
+  const kafka = new Kafka({
+    clientId: 'mm-metrics-probe',
+    brokers: brokers.split(',').map((b) => b.trim()).filter(Boolean),
+    logLevel: logLevel.NOTHING,
+    connectionTimeout: Math.min(timeoutMs, 3000),
+    requestTimeout: timeoutMs,
+    retry: { retries: 0 },
+  });
+  const admin = kafka.admin({ retry: { retries: 0 } });
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<boolean>((res) => {
+    timer = setTimeout(() => res(false), timeoutMs);
+  });
+  const probe = (async (): Promise<boolean> => {
+    await admin.connect();
+    const cluster = await admin.describeCluster();
+    return cluster.brokers.length > 0;
+  })().catch(() => false);
+  try {
+    return await Promise.race([probe, timeout]);
+  } finally {
+    clearTimeout(timer);
+    await admin.disconnect().catch(() => undefined);
+  }
+}
+
+/** A KRaft cluster id: 16 random bytes, base64url without padding (what `kafka-storage random-uuid` prints). */
+function newClusterId(): string {
+  for (;;) {
+    const id = randomBytes(16).toString('base64url');
+    // Kafka avoids ids starting with '-' (they look like CLI flags); do the same.
+    if (!id.startsWith('-')) return id;
+  }
+}
+
+function serverProperties(o: { logDirs: string; port: number; controllerPort: number }): string {
+  return [
+    '# Written by ops/kafka.ts on every start; edits here are overwritten.',
+    'process.roles=broker,controller',
+    'node.id=1',
+    // Static voter list (not --standalone/dynamic quorum): nothing about the controller
+    // endpoint is persisted at format time, so the ports can change between runs.
+    `controller.quorum.voters=1@127.0.0.1:${o.controllerPort}`,
+    `listeners=PLAINTEXT://127.0.0.1:${o.port},CONTROLLER://127.0.0.1:${o.controllerPort}`,
+    `advertised.listeners=PLAINTEXT://127.0.0.1:${o.port}`,
+    'listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT',
+    'inter.broker.listener.name=PLAINTEXT',
+    'controller.listener.names=CONTROLLER',
+    `log.dirs=${o.logDirs}`,
+    'num.partitions=1',
+    'default.replication.factor=1',
+    'min.insync.replicas=1',
+    'offsets.topic.replication.factor=1',
+    // One partition for __consumer_offsets keeps a cold start quick on a 2-core box.
+    'offsets.topic.num.partitions=1',
+    'transaction.state.log.replication.factor=1',
+    'transaction.state.log.num.partitions=1',
+    'transaction.state.log.min.isr=1',
+    'share.coordinator.state.topic.replication.factor=1',
+    'share.coordinator.state.topic.min.isr=1',
+    'group.initial.rebalance.delay.ms=0',
+    'auto.create.topics.enable=false',
+    'delete.topic.enable=true',
+    // Dev broker: keep a week, small segments so retention can actually drop data.
+    'log.retention.hours=168',
+    'log.segment.bytes=67108864',
+    'num.network.threads=2',
+    'num.io.threads=4',
+    '',
+  ].join('\n');
+}
+
+/** Run a short-lived JVM (the StorageTool) and fail with its output when it exits non-zero. */
+async function runJava(args: string[], env: NodeJS.ProcessEnv): Promise<string> {
+  const tail = new Tail(40);
+  return new Promise<string>((res, rej) => {
+    const child = spawn(javaBin(), args, { stdio: ['ignore', 'pipe', 'pipe'], env });
+    forwardLines(child.stdout, (l) => tail.push(l));
+    forwardLines(child.stderr, (l) => tail.push(l));
+    child.on('error', (err: NodeJS.ErrnoException) =>
+      rej(err.code === 'ENOENT' ? new Error('`java` not found (Java 17+ is needed for the Kafka broker)') : err),
+    );
+    child.on('close', (code) => {
+      if (code === 0) res(tail.text());
+      else rej(new Error(`${args[args.length - 1] ?? 'java'} failed (exit ${String(code)}):\n${tail.text()}`));
+    });
+  });
+}
+
+/**
+ * Right after start the broker still creates/loads __consumer_offsets and __transaction_state. kafkajs retries through that but logs each retriable answer ("The group coordinator is
+ * not available", "The coordinator is loading...") at ERROR level, which looks like a failure.
+ * Waiting for the group and transaction coordinators here, with kafkajs logging off, keeps the callers' logs clean.
+ */
+async function warmUp(brokers: string): Promise<void> {
+  const kafka = new Kafka({
+    clientId: 'mm-metrics-warmup',
+    brokers: [brokers],
+    logLevel: logLevel.NOTHING,
+    retry: { retries: 10, initialRetryTime: 200, maxRetryTime: 2000 },
+  });
+  const admin = kafka.admin();
+  // Starting (and aborting an empty) transaction makes kafkajs send FindCoordinator(transaction),
+  // which creates and loads __transaction_state, then InitProducerId; connect() alone sends neither.
+  const producer = kafka.producer({ idempotent: true, transactionalId: 'mm-metrics-warmup', maxInFlightRequests: 1 });
+  try {
+    await admin.connect();
+    // FindCoordinator for any group id makes the broker create and load __consumer_offsets.
+    await admin.describeGroups(['mm-metrics-warmup']);
+    await producer.connect();
+    const tx = await producer.transaction();
+    await tx.abort(); // nothing was sent, so kafkajs sends no EndTxn
+  } catch {
+    // Best effort only: a real problem will surface, with kafkajs' own retries, in the caller.
+  } finally {
+    await producer.disconnect().catch(() => undefined);
+    await admin.disconnect().catch(() => undefined);
+  }
+}
+
+/** Prefix that makes the JVM get SIGTERM when this Node process dies, even on SIGKILL (Linux, util-linux setpriv). */
+let pdeathsigPrefix: string[] | undefined;
+function parentDeathPrefix(): string[] {
+  if (pdeathsigPrefix) return pdeathsigPrefix;
+  pdeathsigPrefix = [];
+  if (process.platform === 'linux') {
+    for (const p of ['/usr/bin/setpriv', '/bin/setpriv']) {
+      if (existsSync(p)) {
+        pdeathsigPrefix = [p, '--pdeathsig', 'TERM', '--'];
+        break;
+      }
+    }
+  }
+  return pdeathsigPrefix;
+}
+
+/**
+ * Start a single-node KRaft broker under <dataDir>/kafka and resolve once it answers on
+ * 127.0.0.1:<port>. Formats the storage on first use only.
+ */
+export async function startKafka(opts: StartKafkaOptions): Promise<KafkaProcess> {
+  const { log } = opts;
+  const port = opts.port || 9092;
+  const controllerPort = opts.controllerPort ?? port + 1;
+  const brokers = `127.0.0.1:${port}`;
+  const dir = kafkaDir(opts.dataDir);
+  const logDirs = join(dir, 'data');
+  const logsDir = join(dir, 'logs');
+  mkdirSync(logDirs, { recursive: true });
+  mkdirSync(logsDir, { recursive: true });
+
+  if (await kafkaAnswers(brokers, 1500)) {
+    // Someone else's broker would make our JVM die with "Address already in use" after a
+    // long wait; say it plainly instead.
+    throw new Error(`a Kafka broker already answers at ${brokers}; stop it or use another port`);
+  }
+
+  const cp = await resolveKafkaClasspath(opts.dataDir, log);
+
+  const propsFile = join(dir, 'server.properties');
+  writeFileSync(propsFile, serverProperties({ logDirs, port, controllerPort }));
+
+  const log4jConfig = opsKafkaFile('log4j2.yaml');
+  const jvmCommon = [
+    `-Dlog4j2.configurationFile=${log4jConfig}`,
+    `-Dkafka.logs.dir=${logsDir}`,
+    '-Djava.awt.headless=true',
+  ];
+  // The classpath goes through the environment: ~50 absolute jar paths in ~/.m2 can get
+  // long, and CLASSPATH keeps `ps` output readable.
+  const env: NodeJS.ProcessEnv = { ...process.env, CLASSPATH: cp };
+
+  if (!existsSync(join(logDirs, 'meta.properties'))) {
+    const idFile = join(dir, 'cluster.id');
+    if (!existsSync(idFile)) writeFileSync(idFile, `${newClusterId()}\n`);
+    const clusterId = readFileSync(idFile, 'utf8').trim();
+    log(`formatting Kafka storage in ${logDirs} (cluster id ${clusterId})...`);
+    await runJava([...jvmCommon, '-Xmx256m', STORAGE_TOOL_MAIN, 'format', '-t', clusterId, '-c', propsFile], env);
+  }
+
+  log(`starting Kafka broker on ${brokers} (controller 127.0.0.1:${controllerPort}, log ${join(logsDir, 'server.log')})...`);
+  const jvmArgs = [
+    '-Xms256m',
+    '-Xmx768m',
+    '-XX:+UseG1GC',
+    '-XX:MaxGCPauseMillis=20',
+    '-XX:+ExitOnOutOfMemoryError',
+    ...jvmCommon,
+    BROKER_MAIN,
+    propsFile,
+  ];
+  const prefix = parentDeathPrefix();
+  const [cmd, ...args] = prefix.length ? [...prefix, javaBin(), ...jvmArgs] : [javaBin(), ...jvmArgs];
+  // Not detached: the JVM stays in our process group, so a terminal Ctrl-C reaches it too.
+  const child = spawn(cmd ?? 'java', args, { stdio: ['ignore', 'pipe', 'pipe'], env });
+
+  const outTail = new Tail(20);
+  // stdout carries only WARN+ (see log4j2.yaml); stderr is JVM-level trouble. Both are worth showing.
+  forwardLines(child.stdout, (l) => {
+    outTail.push(l);
+    log(`[kafka] ${l}`);
+  });
+  forwardLines(child.stderr, (l) => {
+    outTail.push(l);
+    log(`[kafka] ${l}`);
+  });
+
+  let exited: { code: number | null; signal: NodeJS.Signals | null } | undefined;
+  let ready = false;
+  let stopping = false;
+  const exitPromise = new Promise<void>((res) => {
+    child.on('exit', (code, signal) => {
+      exited = { code, signal };
+      // A broker that dies after startup would otherwise only show up as client timeouts.
+      if (ready && !stopping) {
+        log(`Kafka broker exited unexpectedly (code ${String(code)}, signal ${String(signal)}); see ${join(logsDir, 'server.log')}`);
+      }
+      res();
+    });
+  });
+  let spawnError: Error | undefined;
+  child.on('error', (err: NodeJS.ErrnoException) => {
+    spawnError = err.code === 'ENOENT' ? new Error('`java` not found (Java 17+ is needed for the Kafka broker)') : err;
+  });
+
+  // Last resort for exits that skip stop(): process.exit(), an uncaught exception. SIGTERM,
+  // not SIGKILL: the JVM then shuts down cleanly on its own, whereas after a SIGKILL the next
+  // start waits ~10 s for the dead broker's KRaft registration to expire.
+  const killOnExit = (): void => {
+    if (!exited) child.kill('SIGTERM');
+  };
+  process.on('exit', killOnExit);
+
+  const stop = async (): Promise<void> => {
+    process.off('exit', killOnExit);
+    if (exited || child.exitCode !== null) return;
+    stopping = true;
+    child.kill('SIGTERM');
+    const timer = setTimeout(() => {
+      if (!exited) {
+        log(`Kafka did not stop within ${STOP_TIMEOUT_MS / 1000}s; killing it`);
+        child.kill('SIGKILL');
+      }
+    }, STOP_TIMEOUT_MS);
+    await exitPromise;
+    clearTimeout(timer);
+  };
+
+  const failure = (why: string): Error => {
+    const serverLog = fileTail(join(logsDir, 'server.log'));
+    return new Error(
+      `${why}\n--- broker output ---\n${outTail.text() || '(none)'}\n--- tail of ${join(logsDir, 'server.log')} ---\n${serverLog || '(empty)'}`,
+    );
+  };
+
+  const started = Date.now();
+  let lastProgress = started;
+  for (;;) {
+    if (spawnError) {
+      process.off('exit', killOnExit);
+      throw spawnError;
+    }
+    if (exited) {
+      process.off('exit', killOnExit);
+      throw failure(`Kafka broker exited during startup (code ${String(exited.code)}, signal ${String(exited.signal)})`);
+    }
+    if (await kafkaAnswers(brokers, 2000)) break;
+    const now = Date.now();
+    if (now - started > START_TIMEOUT_MS) {
+      await stop();
+      throw failure(`Kafka broker did not answer on ${brokers} within ${START_TIMEOUT_MS / 1000}s`);
+    }
+    if (now - lastProgress >= 5000) {
+      lastProgress = now;
+      log(`  waiting for Kafka on ${brokers} (${Math.round((now - started) / 1000)}s)...`);
+    }
+    // Wait a little, but wake up at once if the JVM dies.
+    await Promise.race([exitPromise, new Promise((r) => setTimeout(r, 500))]);
+  }
+  await warmUp(brokers);
+  ready = true;
+  log(`Kafka broker ready on ${brokers} after ${((Date.now() - started) / 1000).toFixed(1)}s`);
+
+  return { brokers, stop };
+}

@@ -1,0 +1,149 @@
+// The service process: API and processors together, because embedded ClickHouse lets one
+// process hold its data folder. Each gets its own ClickHouse connection, so ingestion never
+// waits behind a slow API query. With CLICKHOUSE_URL the same process talks to a server.
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { ChallengeStore } from '../api/auth/challenges.ts';
+import { Locks } from '../api/auth/locks.ts';
+import { TokenStore } from '../api/auth/tokens.ts';
+import { TwoFactorGuard } from '../api/auth/two-factor.ts';
+import { DEFAULT_LIMITS, type ApiDeps, type ThrottleLimits } from '../api/deps.ts';
+import { Throttle } from '../api/http/throttle.ts';
+import { startApi, type RunningApi } from '../api/server.ts';
+import { ensureDatabase, openClickHouse } from '../lib/clickhouse.ts';
+import type { Config } from '../lib/config.ts';
+import { loadFixture } from '../lib/fixtures.ts';
+import { createKafka, ensureTopics } from '../lib/kafka.ts';
+import type { Logger } from '../lib/log.ts';
+import { IdAllocator } from '../lib/ids.ts';
+import { migrate } from '../lib/migrate.ts';
+import { openRedis } from '../lib/redis.ts';
+import { ApiKeyRepository } from '../lib/repositories/api-keys.ts';
+import { PasskeyRepository } from '../lib/repositories/passkeys.ts';
+import { ReferenceRepository } from '../lib/repositories/reference.ts';
+import { TotpDeviceRepository } from '../lib/repositories/totp-devices.ts';
+import { OrderBookMinuteRepository } from '../lib/repositories/orderbook-minutes.ts';
+import { UserRepository } from '../lib/repositories/users.ts';
+import { derivativesConsumer } from '../processors/derivatives/processor.ts';
+import { QuoteRates } from '../processors/metrics/quote-rates.ts';
+import { Faults } from '../processors/shell/faults.ts';
+import { orderBookConsumer } from '../processors/orderbook/processor.ts';
+import { KnownPairs } from '../processors/reference-cache.ts';
+import type { BatchConsumer } from '../processors/shell/batch-consumer.ts';
+import { tradesConsumer } from '../processors/trades/processor.ts';
+
+export interface ServiceOptions {
+  limits?: ThrottleLimits;
+  /** Redis key prefix, so parallel test runs keep apart. */
+  redisPrefix?: string;
+  /** Flush interval of the processors. */
+  flushMs?: number;
+  /** Start the Kafka processors (default true). */
+  processors?: boolean;
+}
+
+export interface Service {
+  api: RunningApi;
+  deps: ApiDeps;
+  consumers: BatchConsumer[];
+  opsTokenFile: string;
+  stop(): Promise<void>;
+}
+
+export function opsTokenPath(config: Pick<Config, 'dataDir'>): string {
+  return path.join(config.dataDir, 'run', 'ops-token');
+}
+
+export async function startService(config: Config, log: Logger, opts: ServiceOptions = {}): Promise<Service> {
+  await ensureDatabase(config);
+  const apiCh = openClickHouse(config, 'api');
+  const ingestCh = openClickHouse(config, 'ingest');
+  const applied = await migrate(ingestCh, log.child('migrate'));
+  if (applied > 0) log.info('migrations applied', { count: applied });
+
+  const kafka = createKafka(config, 'mm-service', log.child('kafka'));
+  const admin = kafka.admin();
+  await admin.connect();
+  const created = await ensureTopics(admin, config);
+  await admin.disconnect();
+  if (created.length > 0) log.info('topics created', { count: created.length, prefix: config.topicPrefix || '(none)' });
+
+  const redis = openRedis(config, opts.redisPrefix ?? 'mm:');
+  const users = new UserRepository(apiCh);
+  const reference = new ReferenceRepository(apiCh);
+  const known = new KnownPairs(new ReferenceRepository(ingestCh));
+
+  // The operator's secret: readable only by this user, so only a local operator can seed.
+  const opsToken = crypto.randomBytes(32).toString('hex');
+  const opsTokenFile = opsTokenPath(config);
+  fs.mkdirSync(path.dirname(opsTokenFile), { recursive: true });
+  fs.writeFileSync(opsTokenFile, opsToken + '\n', { mode: 0o600 });
+
+  // Fixture loads run one at a time: user ids are allocated as max(id) + 1.
+  let fixtureChain: Promise<unknown> = Promise.resolve();
+  const deps: ApiDeps = {
+    config,
+    log: log.child('api'),
+    ch: apiCh,
+    redis,
+    tokens: new TokenStore(redis),
+    throttle: new Throttle(redis),
+    users,
+    reference,
+    orderBookMinutes: new OrderBookMinuteRepository(apiCh),
+    limits: opts.limits ?? DEFAULT_LIMITS,
+    now: Date.now,
+    totpDevices: new TotpDeviceRepository(apiCh),
+    apiKeys: new ApiKeyRepository(apiCh),
+    passkeys: new PasskeyRepository(apiCh),
+    ids: new IdAllocator(redis),
+    challenges: new ChallengeStore(redis),
+    twoFactor: new TwoFactorGuard(redis),
+    locks: new Locks(redis),
+    opsToken,
+    loadFixture: (data) => {
+      const run = fixtureChain.catch(() => undefined).then(async () => {
+        const summary = await loadFixture(data, { reference, users });
+        await known.refresh();
+        return summary;
+      });
+      fixtureChain = run;
+      return run;
+    },
+    processorStats: () => Object.fromEntries(consumers.map((c) => [c.name, c.stats])),
+  };
+
+  const consumers: BatchConsumer[] = [];
+  const connections = [apiCh, ingestCh];
+  if (opts.processors ?? true) {
+    // One rate table for all: trades are converted with the mids the books report.
+    const rates = new QuoteRates();
+    const faults = new Faults(config.faults);
+    for (const [name, make] of [['orderbook', orderBookConsumer], ['trades', tradesConsumer], ['derivatives', derivativesConsumer]] as const) {
+      // A connection each: the embedded engine runs one statement at a time per connection.
+      const ch = openClickHouse(config, `ingest-${name}`);
+      connections.push(ch);
+      const consumer = make(kafka, { config, ch, known, rates, log, faults }, { flushIntervalMs: opts.flushMs ?? config.flushIntervalMs });
+      await consumer.start();
+      consumers.push(consumer);
+    }
+  }
+
+  const api = await startApi(deps, config.host, config.port);
+  log.info('API listening', { url: api.url });
+
+  return {
+    api,
+    deps,
+    consumers,
+    opsTokenFile,
+    async stop() {
+      await api.close();
+      for (const c of consumers) await c.stop();
+      await Promise.allSettled(connections.map((c) => c.close()));
+      redis.disconnect();
+      fs.rmSync(opsTokenFile, { force: true });
+    },
+  };
+}

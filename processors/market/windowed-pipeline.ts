@@ -1,0 +1,123 @@
+// The common pipeline of the market-data processors: parse -> validate -> event time ->
+// known pair -> compute -> add to the pair's minute window. Closed minutes are written on
+// each flush, with the progress that lets a restart tell re-reads from late arrivals.
+import type { KafkaMessage } from 'kafkajs';
+import { describeErrors, type Timestamp, type ValidateFunction } from '../../schemas/index.ts';
+import type { KnownPairs } from '../reference-cache.ts';
+import type { Pipeline } from '../shell/batch-consumer.ts';
+import { MinuteWindows, type Accumulator, type ClosedMinute } from '../shell/minute-windows.ts';
+import { deadLetter, ok, type Outcome } from '../shell/outcome.ts';
+import { parseTimestamp } from '../shell/timestamps.ts';
+import { noFaults, type Faults } from '../shell/faults.ts';
+import type { MinuteRepository } from './minute-repository.ts';
+import type { Rollups } from './rollups.ts';
+
+export interface MarketMessage {
+  exchange: string;
+  pair: string;
+  ts: Timestamp;
+}
+
+export interface WindowSpec<Msg extends MarketMessage, In, Row extends object> {
+  validate: ValidateFunction<Msg>;
+  /** Turns a valid message into what its minute accumulates (or skips / dead-letters it). */
+  compute(msg: Msg, ts: number): Outcome<In>;
+  create(): Accumulator<In, Row>;
+}
+
+export function parseJson(value: Buffer | null): Outcome<unknown> {
+  if (!value || value.length === 0) return deadLetter('empty message');
+  try {
+    return ok(JSON.parse(value.toString('utf8')) as unknown);
+  } catch (e) {
+    return deadLetter(`not JSON: ${(e as Error).message}`);
+  }
+}
+
+export class WindowedPipeline<Msg extends MarketMessage, In, Row extends object> implements Pipeline {
+  readonly windows: MinuteWindows<In, Row, Accumulator<In, Row>>;
+  /** A batch whose insert failed: retried alone, with the same token, before anything else. */
+  private retry: ClosedMinute<Row>[] | undefined;
+
+  constructor(
+    private readonly spec: WindowSpec<Msg, In, Row>,
+    private readonly deps: {
+      repo: MinuteRepository<Row>;
+      rollups: Rollups;
+      known: KnownPairs;
+      groupId: string;
+      topic: string;
+      latenessMs: number;
+      now?: () => number;
+      faults?: Faults;
+    },
+  ) {
+    this.windows = new MinuteWindows({ latenessMs: deps.latenessMs, create: spec.create, now: deps.now });
+  }
+
+  async process(message: KafkaMessage, partition: number): Promise<Outcome<void>> {
+    const parsed = parseJson(message.value);
+    if (parsed.kind !== 'ok') return parsed;
+    const data = parsed.value;
+    if (!this.spec.validate(data)) return deadLetter(`schema: ${describeErrors(this.spec.validate.errors)}`);
+    const ts = parseTimestamp(data.ts);
+    if (ts === undefined) return deadLetter(`schema: /ts ${JSON.stringify(data.ts)} is not an ISO 8601 time or epoch milliseconds`);
+    if (!(await this.deps.known.has(data.exchange, data.pair))) return deadLetter(`unknown pair: ${data.exchange} ${data.pair}`);
+    const computed = this.spec.compute(data, ts);
+    if (computed.kind !== 'ok') return computed;
+    return this.windows.accept(data.exchange, data.pair, ts, computed.value, partition, message.offset);
+  }
+
+  async flush(processed: Map<number, bigint>): Promise<void> {
+    if (this.retry) {
+      await this.write(this.retry);
+      this.windows.persisted(this.retry, new Map());
+      this.retry = undefined;
+    }
+    const closed = this.windows.takeClosed();
+    try {
+      await this.write(closed);
+    } catch (e) {
+      this.retry = closed;
+      throw e;
+    }
+    await this.deps.repo.saveProgress(this.deps.groupId, this.deps.topic, processed);
+    this.windows.persisted(closed, processed);
+  }
+
+  /** Minutes, then the hours and days that contain them. Both steps can be repeated. */
+  private async write(minutes: ClosedMinute<Row>[]): Promise<void> {
+    if (minutes.length === 0) return;
+    const faults = this.deps.faults ?? noFaults;
+    faults.hit('before-write');
+    await this.deps.repo.insert(minutes);
+    faults.hit('after-write');
+    await this.deps.rollups.recompute(minutes);
+  }
+
+  commitPoint(partition: number, next: bigint): bigint {
+    return this.windows.commitPoint(partition, next);
+  }
+
+  async load(): Promise<void> {
+    const { repo, rollups, groupId, topic } = this.deps;
+    // Minutes written after the last recorded progress may lack their rollups (a crash
+    // between the two writes): compute those hours and days again.
+    const unrolled = await rollups.writtenSince(await repo.lastProgressAt(groupId, topic));
+    for (let i = 0; i < unrolled.length; i += 2000) await rollups.recompute(unrolled.slice(i, i + 2000));
+    const [closed, progress] = await Promise.all([repo.lastMinutes(), repo.progress(groupId, topic)]);
+    this.windows.load(closed, progress);
+  }
+
+  forget(partition: number): void {
+    this.windows.forget(partition);
+  }
+
+  tick(): void {
+    this.windows.closeIdle();
+  }
+
+  backlog(): number {
+    return this.windows.backlog();
+  }
+}

@@ -1,0 +1,29 @@
+// md.orderbook -> book_minutes (and, through materialized views, book_hours and book_days).
+import type { Kafka } from 'kafkajs';
+import { validateOrderBook, type OrderBookMessage } from '../../schemas/index.ts';
+import { marketConsumer, type ProcessorDeps } from '../market/consumer.ts';
+import type { WindowSpec } from '../market/windowed-pipeline.ts';
+import { bookMetrics, type BookMetrics } from '../metrics/book.ts';
+import type { QuoteRates } from '../metrics/quote-rates.ts';
+import type { BatchConsumer } from '../shell/batch-consumer.ts';
+import { ok, skip } from '../shell/outcome.ts';
+import { BookMinute, type BookMinuteRow } from './minute.ts';
+
+export const ORDERBOOK_GROUP = 'processor.orderbook';
+
+export function orderBookSpec(rates: QuoteRates): WindowSpec<OrderBookMessage, BookMetrics, BookMinuteRow> {
+  return {
+    validate: validateOrderBook,
+    compute(msg) {
+      const m = bookMetrics(msg.bids, msg.asks, rates.rate(msg.pair));
+      if (m === 'empty-side' || m === 'crossed') return skip(m);
+      rates.observe(msg.pair, m.mid);
+      return ok(m);
+    },
+    create: () => new BookMinute(),
+  };
+}
+
+export function orderBookConsumer(kafka: Kafka, deps: ProcessorDeps, opts: { flushIntervalMs?: number } = {}): BatchConsumer {
+  return marketConsumer(kafka, deps, { topic: 'md.orderbook', group: ORDERBOOK_GROUP, table: 'book_minutes', spec: orderBookSpec(deps.rates) }, opts);
+}

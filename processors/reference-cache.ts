@@ -1,0 +1,39 @@
+// Which exchanges and pairs exist, for the processors' "unknown pair" check. Refreshed
+// periodically and on a miss (at most once a second), so a pair added by a fixture load is
+// accepted by the next message.
+import type { ReferenceRepository } from '../lib/repositories/reference.ts';
+
+export class KnownPairs {
+  private pairs = new Set<string>();
+  private loadedAt = 0;
+  private loading: Promise<void> | undefined;
+
+  constructor(
+    private readonly reference: ReferenceRepository,
+    private readonly maxAgeMs = 30_000,
+  ) {}
+
+  static key(exchange: string, pair: string): string {
+    return `${exchange}:${pair}`;
+  }
+
+  async has(exchange: string, pair: string): Promise<boolean> {
+    const key = KnownPairs.key(exchange, pair);
+    const age = Date.now() - this.loadedAt;
+    if (age > this.maxAgeMs || (!this.pairs.has(key) && age > 1000)) await this.refresh();
+    return this.pairs.has(key);
+  }
+
+  refresh(): Promise<void> {
+    this.loading ??= this.reference
+      .pairs()
+      .then((rows) => {
+        this.pairs = new Set(rows.map((r) => KnownPairs.key(r.exchange, r.pair)));
+        this.loadedAt = Date.now();
+      })
+      .finally(() => {
+        this.loading = undefined;
+      });
+    return this.loading;
+  }
+}

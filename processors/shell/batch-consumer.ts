@@ -1,0 +1,209 @@
+// The thin Kafka shell around a pipeline of steps. Each message ends in an outcome; bad
+// ones go to the dead-letter topic with their reason; the pipeline keeps its own state
+// and writes what is ready on each flush (by size or every flush interval). Offsets are
+// committed only after the writes and dead-letter sends they cover were acknowledged, and
+// never past what the pipeline still needs to re-read after a crash (its commit point).
+import { Partitioners, type Consumer, type Kafka, type KafkaMessage, type Producer } from 'kafkajs';
+import type { Logger } from '../../lib/log.ts';
+import { noFaults, type Faults } from './faults.ts';
+import type { Outcome } from './outcome.ts';
+
+export interface Pipeline {
+  process(message: KafkaMessage, partition: number): Outcome<void> | Promise<Outcome<void>>;
+  /** Writes what is ready; `processed` holds the next offset per partition handled so far. */
+  flush(processed: Map<number, bigint>): Promise<void>;
+  /** Offset to commit for a partition whose next unhandled offset is `next`. */
+  commitPoint(partition: number, next: bigint): bigint;
+  /** Loads what is written (at start). */
+  load(): Promise<void>;
+  /** Drops what was built from a partition's messages after its committed offset: kafkajs
+   * is about to deliver them again (after a rebalance or a consumer restart). */
+  forget(partition: number): void;
+  /** Called on every timer tick, e.g. to close windows of quiet pairs. */
+  tick?(): void;
+  /** Rows waiting to be written; the shell flushes early when this grows. */
+  backlog?(): number;
+}
+
+export interface BatchConsumerOptions {
+  topic: string;
+  dlqTopic: string;
+  groupId: string;
+  flushIntervalMs?: number;
+  fromBeginning?: boolean;
+  faults?: Faults;
+}
+
+export interface ConsumerStats {
+  ok: number;
+  deadLettered: number;
+  skipped: number;
+  flushes: number;
+  skipReasons: Record<string, number>;
+}
+
+interface DeadLetter {
+  message: KafkaMessage;
+  partition: number;
+  reason: string;
+}
+
+export class BatchConsumer {
+  private readonly consumer: Consumer;
+  private readonly producer: Producer;
+  /** Next offset to handle, per partition. */
+  private next = new Map<number, bigint>();
+  private dead: DeadLetter[] = [];
+  private dirty = false;
+  private flushing: Promise<void> = Promise.resolve();
+  private timer: NodeJS.Timeout | undefined;
+  readonly name: string;
+  readonly stats: ConsumerStats = { ok: 0, deadLettered: 0, skipped: 0, flushes: 0, skipReasons: {} };
+
+  constructor(
+    kafka: Kafka,
+    private readonly pipeline: Pipeline,
+    private readonly opts: BatchConsumerOptions,
+    private readonly log: Logger,
+  ) {
+    this.name = opts.topic;
+    this.consumer = kafka.consumer({ groupId: opts.groupId, sessionTimeout: 30_000, heartbeatInterval: 3_000, maxBytesPerPartition: 4 << 20 });
+    this.producer = kafka.producer({ allowAutoTopicCreation: false, createPartitioner: Partitioners.DefaultPartitioner });
+  }
+
+  async start(): Promise<void> {
+    await this.producer.connect();
+    await this.consumer.connect();
+    await this.pipeline.load();
+    await this.consumer.subscribe({ topic: this.opts.topic, fromBeginning: this.opts.fromBeginning ?? true });
+    await this.consumer.run({
+      autoCommit: false,
+      eachBatchAutoResolve: false,
+      partitionsConsumedConcurrently: 3,
+      eachBatch: async ({ batch, resolveOffset, heartbeat, isRunning, isStale }) => {
+        for (const message of batch.messages) {
+          if (!isRunning() || isStale()) break;
+          await this.handle(message, batch.partition);
+          resolveOffset(message.offset);
+        }
+        if ((this.pipeline.backlog?.() ?? 0) >= 5_000 || this.dead.length >= 1_000) {
+          // Never throw out of eachBatch: kafkajs would re-deliver part of the batch.
+          await this.flush().catch((e: unknown) => this.log.error('flush failed', { err: e as Error }));
+        }
+        await heartbeat();
+      },
+    });
+    const every = this.opts.flushIntervalMs ?? 1000;
+    this.timer = setInterval(() => {
+      this.pipeline.tick?.();
+      if (this.dirty || (this.pipeline.backlog?.() ?? 0) > 0) this.flush().catch((e: unknown) => this.log.error('flush failed', { err: e as Error }));
+    }, every);
+  }
+
+  private async handle(message: KafkaMessage, partition: number): Promise<void> {
+    const offset = BigInt(message.offset);
+    const expected = this.next.get(partition);
+    if (expected !== undefined && offset < expected) {
+      // kafkajs went back to the committed offset (rebalance, consumer restart): what was
+      // built from this partition since then is about to be rebuilt. Let a running flush
+      // finish first, so nothing it writes is built a second time.
+      this.log.info('re-reading a partition from its committed offset', { topic: this.opts.topic, partition, from: message.offset });
+      await this.flushing.catch(() => undefined);
+      this.pipeline.forget(partition);
+      this.dead = this.dead.filter((d) => d.partition !== partition || BigInt(d.message.offset) < offset);
+    }
+    let outcome: Outcome<void>;
+    try {
+      outcome = await this.pipeline.process(message, partition);
+    } catch (e) {
+      // A step that throws is a bug, but one message must not stall its partition.
+      outcome = { kind: 'dead-letter', reason: `processing error: ${(e as Error).message}` };
+    }
+    this.next.set(partition, offset + 1n);
+    this.dirty = true;
+    switch (outcome.kind) {
+      case 'ok':
+        this.stats.ok++;
+        break;
+      case 'skip':
+        this.stats.skipped++;
+        this.stats.skipReasons[outcome.reason] = (this.stats.skipReasons[outcome.reason] ?? 0) + 1;
+        break;
+      case 'dead-letter':
+        this.stats.deadLettered++;
+        this.dead.push({ message, partition, reason: outcome.reason });
+        break;
+    }
+  }
+
+  /** The dead-letter record: the reason, where the message came from, and the message. */
+  private async sendToDlq(dead: DeadLetter[]): Promise<void> {
+    if (dead.length === 0) return;
+    await this.producer.send({
+      topic: this.opts.dlqTopic,
+      messages: dead.map(({ message, partition, reason }) => ({
+        key: message.key,
+        value: JSON.stringify({
+          reason,
+          source: { topic: this.opts.topic, partition, offset: message.offset, timestamp: message.timestamp },
+          key: message.key?.toString('utf8') ?? null,
+          value: message.value?.toString('utf8') ?? null,
+        }),
+        headers: { 'x-dlq-reason': reason },
+      })),
+    });
+  }
+
+  /** Sends dead letters, lets the pipeline write, then commits. One at a time. */
+  flush(): Promise<void> {
+    const run = async () => {
+      this.dirty = false;
+      const dead = this.dead;
+      this.dead = [];
+      const processed = new Map(this.next);
+      try {
+        await this.sendToDlq(dead);
+      } catch (e) {
+        this.dead = dead.concat(this.dead);
+        this.dirty = true;
+        throw e;
+      }
+      try {
+        await this.pipeline.flush(processed);
+      } catch (e) {
+        this.dirty = true;
+        throw e;
+      }
+      this.stats.flushes++;
+      const offsets: { topic: string; partition: number; offset: string }[] = [];
+      for (const [partition, next] of processed) {
+        // Not past a dead letter that arrived during this flush and is not sent yet.
+        let point = this.pipeline.commitPoint(partition, next);
+        for (const d of this.dead) if (d.partition === partition && BigInt(d.message.offset) < point) point = BigInt(d.message.offset);
+        offsets.push({ topic: this.opts.topic, partition, offset: String(point) });
+      }
+      if (offsets.length === 0) return;
+      (this.opts.faults ?? noFaults).hit('before-commit');
+      try {
+        await this.consumer.commitOffsets(offsets);
+      } catch (e) {
+        // After a rebalance the new owner re-reads from the last commit; writes are idempotent.
+        this.log.warn('offset commit failed; messages will be re-read', { err: e as Error });
+      }
+    };
+    // One flush at a time; a failed one does not block the next.
+    const next = this.flushing.catch(() => undefined).then(run);
+    this.flushing = next;
+    return next;
+  }
+
+  async stop(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    // Commit what is written while still in the group; anything after is read again next time.
+    this.consumer.pause([{ topic: this.opts.topic }]);
+    await this.flush().catch((e: unknown) => this.log.error('final flush failed', { err: e as Error }));
+    await this.consumer.stop();
+    await this.consumer.disconnect();
+    await this.producer.disconnect();
+  }
+}

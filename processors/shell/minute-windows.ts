@@ -1,0 +1,198 @@
+// Per-minute windows in event time, per (exchange, pair). A message is added to its
+// minute's accumulator; a minute closes once the pair's newest event time has passed the
+// minute's end by the allowed lateness (or the pair has gone quiet, see closeIdle), and its
+// row is then written once. Offsets are committed only up to the first message of the
+// oldest minute not yet written, so a restart re-reads exactly what it needs to rebuild
+// every open minute, and nothing of a minute already written counts twice.
+import { deadLetter, ok, skip, type Outcome } from './outcome.ts';
+
+export interface Accumulator<In, Row> {
+  add(input: In, ts: number): void;
+  row(): Row;
+}
+
+export interface ClosedMinute<Row> {
+  exchange: string;
+  pair: string;
+  /** Minute start, epoch ms. */
+  minute: number;
+  row: Row;
+  /** First offset per partition of the messages in it (for the commit point). */
+  firstOffsets: Map<number, bigint>;
+}
+
+interface OpenMinute<Acc> {
+  acc: Acc;
+  firstOffsets: Map<number, bigint>;
+}
+
+interface PairState<Acc> {
+  exchange: string;
+  pair: string;
+  watermark: number;
+  /** Newest minute closed (in memory) / written (in ClickHouse), epoch ms. */
+  lastClosed: number;
+  lastPersisted: number;
+  lastArrival: number;
+  partitions: Set<number>;
+  open: Map<number, OpenMinute<Acc>>;
+}
+
+export interface MinuteWindowsOptions<Acc> {
+  latenessMs: number;
+  create: () => Acc;
+  /** A pair whose data is already older than the lateness (a replayed recording) closes
+   * its minutes after this much silence; a live pair waits for the lateness itself. */
+  historicalIdleMs?: number;
+  now?: () => number;
+}
+
+const MINUTE = 60_000;
+
+export class MinuteWindows<In, Row, Acc extends Accumulator<In, Row>> {
+  private readonly pairs = new Map<string, PairState<Acc>>();
+  private pending: ClosedMinute<Row>[] = [];
+  private unpersisted: ClosedMinute<Row>[] = [];
+  /** Written state loaded from ClickHouse: newest written minute per pair, progress per partition. */
+  private persistedClosed = new Map<string, number>();
+  private progress = new Map<number, bigint>();
+  private readonly now: () => number;
+
+  constructor(private readonly opts: MinuteWindowsOptions<Acc>) {
+    this.now = opts.now ?? Date.now;
+  }
+
+  /** What ClickHouse already holds: the newest written minute per pair, and per-partition progress. */
+  load(closed: { exchange: string; pair: string; minute: number }[], progress: Map<number, bigint>): void {
+    this.persistedClosed = new Map(closed.map((c) => [key(c.exchange, c.pair), c.minute]));
+    this.progress = new Map(progress);
+    this.pairs.clear();
+    this.pending = [];
+    this.unpersisted = [];
+  }
+
+  accept(exchange: string, pair: string, ts: number, input: In, partition: number, offset: string): Outcome<void> {
+    const k = key(exchange, pair);
+    let state = this.pairs.get(k);
+    if (!state) {
+      const persisted = this.persistedClosed.get(k) ?? -Infinity;
+      state = { exchange, pair, watermark: -Infinity, lastClosed: persisted, lastPersisted: persisted, lastArrival: 0, partitions: new Set(), open: new Map() };
+      this.pairs.set(k, state);
+    }
+    const off = BigInt(offset);
+    const minute = Math.floor(ts / MINUTE) * MINUTE;
+    const reread = off < (this.progress.get(partition) ?? -1n);
+    if (minute <= state.lastClosed) {
+      return reread ? skip('re-read') : deadLetter(`late: minute ${new Date(minute).toISOString()} of ${exchange} ${pair} is already closed`);
+    }
+    if (state.watermark - ts > this.opts.latenessMs) {
+      return reread
+        ? skip('re-read')
+        : deadLetter(`late: ${Math.round((state.watermark - ts) / 1000)} s behind the newest event of ${exchange} ${pair} (allowed ${this.opts.latenessMs / 1000} s)`);
+    }
+    let open = state.open.get(minute);
+    if (!open) {
+      open = { acc: this.opts.create(), firstOffsets: new Map() };
+      state.open.set(minute, open);
+    }
+    if (!open.firstOffsets.has(partition)) open.firstOffsets.set(partition, off);
+    open.acc.add(input, ts);
+    state.partitions.add(partition);
+    state.lastArrival = this.now();
+    if (ts > state.watermark) {
+      state.watermark = ts;
+      for (const m of [...state.open.keys()]) if (m + MINUTE + this.opts.latenessMs <= state.watermark) this.close(state, m);
+    }
+    return ok(undefined);
+  }
+
+  /** Closes every open minute of pairs that went quiet. */
+  closeIdle(): void {
+    const now = this.now();
+    const idleHistorical = this.opts.historicalIdleMs ?? 5_000;
+    for (const state of this.pairs.values()) {
+      if (state.open.size === 0) continue;
+      const historical = state.watermark < now - this.opts.latenessMs;
+      if (now - state.lastArrival >= (historical ? idleHistorical : this.opts.latenessMs)) {
+        for (const m of [...state.open.keys()].sort((a, b) => a - b)) this.close(state, m);
+      }
+    }
+  }
+
+  private close(state: PairState<Acc>, minute: number): void {
+    const open = state.open.get(minute)!;
+    state.open.delete(minute);
+    const closed: ClosedMinute<Row> = { exchange: state.exchange, pair: state.pair, minute, row: open.acc.row(), firstOffsets: open.firstOffsets };
+    this.pending.push(closed);
+    this.unpersisted.push(closed);
+    state.lastClosed = Math.max(state.lastClosed, minute);
+  }
+
+  /** Drops the pairs last fed by a partition, with their closed minutes not yet written:
+   * the partition's messages since its committed offset are about to come again. */
+  forget(partition: number): void {
+    const dropped = new Set<string>();
+    for (const [k, state] of this.pairs) {
+      if (state.partitions.has(partition)) {
+        dropped.add(k);
+        this.pairs.delete(k);
+      }
+    }
+    const keep = (m: ClosedMinute<Row>) => !dropped.has(key(m.exchange, m.pair));
+    this.pending = this.pending.filter(keep);
+    this.unpersisted = this.unpersisted.filter(keep);
+  }
+
+  /** Closed minutes waiting to be written. */
+  backlog(): number {
+    return this.pending.length;
+  }
+
+  /** Closed minutes not yet handed out for writing. */
+  takeClosed(): ClosedMinute<Row>[] {
+    const out = this.pending;
+    this.pending = [];
+    return out;
+  }
+
+  /** Hands minutes back after a failed write. */
+  returnClosed(minutes: ClosedMinute<Row>[]): void {
+    this.pending = minutes.concat(this.pending);
+  }
+
+  /** Records that these minutes and the progress up to `processed` are in ClickHouse. */
+  persisted(minutes: ClosedMinute<Row>[], processed: Map<number, bigint>): void {
+    const done = new Set(minutes);
+    this.unpersisted = this.unpersisted.filter((m) => !done.has(m));
+    for (const m of minutes) {
+      const state = this.pairs.get(key(m.exchange, m.pair));
+      if (state) state.lastPersisted = Math.max(state.lastPersisted, m.minute);
+      const k = key(m.exchange, m.pair);
+      this.persistedClosed.set(k, Math.max(this.persistedClosed.get(k) ?? -Infinity, m.minute));
+    }
+    for (const [p, o] of processed) if (o > (this.progress.get(p) ?? -1n)) this.progress.set(p, o);
+  }
+
+  /** The offset to commit for a partition: not past the first message of any minute not yet written. */
+  commitPoint(partition: number, next: bigint): bigint {
+    let point = next;
+    const consider = (first: Map<number, bigint>) => {
+      const o = first.get(partition);
+      if (o !== undefined && o < point) point = o;
+    };
+    for (const state of this.pairs.values()) {
+      if (!state.partitions.has(partition)) continue;
+      for (const open of state.open.values()) consider(open.firstOffsets);
+    }
+    for (const m of this.unpersisted) consider(m.firstOffsets);
+    return point;
+  }
+
+  openMinutes(): number {
+    let n = 0;
+    for (const s of this.pairs.values()) n += s.open.size;
+    return n;
+  }
+}
+
+const key = (exchange: string, pair: string) => `${exchange}\u0000${pair}`;

@@ -1,0 +1,86 @@
+// The contracts: JSON Schemas of the Kafka messages and of the fixture file, compiled once.
+// Validators and the TypeScript types below describe the same shapes; the schemas are the
+// source, the types mirror them for the compiler.
+import { Ajv2020, type Options, type ValidateFunction, type ErrorObject } from 'ajv/dist/2020.js';
+import addFormatsModule, { type FormatsPlugin } from 'ajv-formats';
+import fs from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+// ajv-formats is CommonJS; its default export arrives wrapped under ESM.
+const formatsModule = addFormatsModule as unknown as FormatsPlugin & { default?: FormatsPlugin };
+const addFormats: FormatsPlugin = formatsModule.default ?? formatsModule;
+
+const here = (rel: string) => fileURLToPath(new URL(rel, import.meta.url));
+const readJson = (rel: string): object => JSON.parse(fs.readFileSync(here(rel), 'utf8')) as object;
+
+export function createAjv(options: Options = {}): Ajv2020 {
+  const ajv = new Ajv2020({ allErrors: true, strict: true, strictRequired: false, allowUnionTypes: true, ...options });
+  addFormats(ajv, ['email', 'date-time', 'uri']);
+  return ajv;
+}
+
+const ajv = createAjv();
+ajv.addSchema(readJson('kafka/_defs.schema.json'));
+
+export type Level = [price: number, amount: number];
+export type Timestamp = string | number;
+
+export interface OrderBookMessage {
+  exchange: string;
+  pair: string;
+  ts: Timestamp;
+  bids: Level[];
+  asks: Level[];
+}
+
+export interface TradeMessage {
+  exchange: string;
+  pair: string;
+  ts: Timestamp;
+  price: number;
+  amount: number;
+  side: 'buy' | 'sell';
+  id?: string | number;
+}
+
+export interface DerivativesMessage {
+  exchange: string;
+  pair: string;
+  ts: Timestamp;
+  funding_rate_8h?: number;
+  usd_open_interest?: number;
+}
+
+export interface FixtureFile {
+  exchanges?: { slug: string; name: string; icon_url?: string; region: string }[];
+  organizations?: { slug: string; name: string; kind: 'project' | 'market_maker' }[];
+  assets?: { symbol: string; name: string; owner: string; labels?: string[] }[];
+  pairs?: { exchange: string; pair: string; asset: string; market_type: 'spot' | 'perp' }[];
+  coverage?: { organization: string; assets: string[]; exchanges?: string[]; pairs?: string[] }[];
+  wallets?: { id: number; organization: string; number: number; exchange: string }[];
+  users?: {
+    email: string;
+    username: string;
+    password: string;
+    first_name?: string;
+    last_name?: string;
+    is_staff?: boolean;
+    organizations?: string[];
+  }[];
+}
+
+export const validateOrderBook = ajv.compile<OrderBookMessage>(readJson('kafka/md.orderbook.schema.json'));
+export const validateTrade = ajv.compile<TradeMessage>(readJson('kafka/md.trades.schema.json'));
+export const validateDerivatives = ajv.compile<DerivativesMessage>(readJson('kafka/md.derivatives.schema.json'));
+export const validateFixture = ajv.compile<FixtureFile>(readJson('fixture.schema.json'));
+
+/** One line naming what is wrong, for dead-letter reasons and fixture errors. */
+export function describeErrors(errors: ErrorObject[] | null | undefined): string {
+  if (!errors || errors.length === 0) return 'invalid';
+  return errors
+    .slice(0, 5)
+    .map((e) => `${e.instancePath || '(root)'} ${e.message ?? 'is invalid'}`)
+    .join('; ');
+}
+
+export type { ValidateFunction };

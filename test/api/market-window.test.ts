@@ -1,0 +1,74 @@
+import { expect } from 'chai';
+import { DateTime } from 'luxon';
+import { parseWindow } from '../../api/market/params.ts';
+import { bucketStart, planBuckets, sessionRanges, tile } from '../../api/market/window.ts';
+
+const H = 3_600_000;
+const D = 24 * H;
+const iso = (t: number) => new Date(t).toISOString();
+
+describe('windows, sessions and bucket plans', () => {
+  it('tiles a window with the coarsest rows: minutes, hours, days, hours, minutes', () => {
+    const from = Date.UTC(2026, 0, 4, 22, 30);
+    const to = Date.UTC(2026, 0, 7, 1, 30);
+    expect(tile(from, to).map((p) => [p.table, iso(p.from), iso(p.to)])).to.deep.equal([
+      ['minutes', '2026-01-04T22:30:00.000Z', '2026-01-04T23:00:00.000Z'],
+      ['hours', '2026-01-04T23:00:00.000Z', '2026-01-05T00:00:00.000Z'],
+      ['days', '2026-01-05T00:00:00.000Z', '2026-01-07T00:00:00.000Z'],
+      ['hours', '2026-01-07T00:00:00.000Z', '2026-01-07T01:00:00.000Z'],
+      ['minutes', '2026-01-07T01:00:00.000Z', '2026-01-07T01:30:00.000Z'],
+    ]);
+    expect(tile(from, from + 20 * 60_000).map((p) => p.table)).to.deep.equal(['minutes']);
+  });
+
+  it('never reads rows coarser than the buckets in the zone', () => {
+    const from = Date.UTC(2026, 0, 1);
+    const to = Date.UTC(2026, 0, 31);
+    const tables = (interval: Parameters<typeof planBuckets>[0], zone: string) => [...new Set(planBuckets(interval, [[from, to]], zone).pieces.map((p) => p.table))].sort();
+    expect(tables('1d', 'UTC')).to.deep.equal(['days']);
+    expect(tables('1d', 'America/New_York')).to.deep.equal(['hours']); // whole-hour offset
+    expect(tables('1d', 'Asia/Kolkata')).to.deep.equal(['minutes']); // +05:30
+    expect(tables('1h', 'UTC')).to.deep.equal(['hours']);
+    expect(tables('15m', 'UTC')).to.deep.equal(['minutes']);
+    expect(tables('a', 'Asia/Kolkata')).to.deep.equal(['days']);
+  });
+
+  it('puts sessions in their zone, following daylight saving', () => {
+    // 2026-03-08: US clocks go forward. Monday 2 March is before, Monday 9 March after.
+    const now = DateTime.fromISO('2026-03-12T12:00', { zone: 'America/New_York' }).toMillis();
+    const [[a, b]] = sessionRanges('market-hours', [{ week: 'this', day: 1 }], 'America/New_York', now) as [[number, number]];
+    expect([iso(a), iso(b)]).to.deep.equal(['2026-03-09T13:30:00.000Z', '2026-03-09T20:00:00.000Z']);
+    const [[c, d]] = sessionRanges('market-hours', [{ week: 'last', day: 1 }], 'America/New_York', now) as [[number, number]];
+    expect([iso(c), iso(d)]).to.deep.equal(['2026-03-02T14:30:00.000Z', '2026-03-02T21:00:00.000Z']);
+  });
+
+  it('clips sessions to now, runs blue-ocean past midnight and keeps weekend-hours to weekends', () => {
+    const now = DateTime.fromISO('2026-03-11T11:00', { zone: 'America/New_York' }).toMillis(); // a Wednesday
+    expect(sessionRanges('market-hours', [{ week: 'this', day: 3 }], 'America/New_York', now).map(([x, y]) => [iso(x), iso(y)])).to.deep.equal([
+      ['2026-03-11T13:30:00.000Z', '2026-03-11T15:00:00.000Z'],
+    ]);
+    expect(sessionRanges('market-hours', [{ week: 'this', day: 5 }], 'America/New_York', now)).to.deep.equal([]); // Friday: not yet
+    const [[x, y]] = sessionRanges('blue-ocean', [{ week: 'last', day: 2 }], 'America/New_York', now) as [[number, number]];
+    expect([iso(x), iso(y)]).to.deep.equal(['2026-03-04T01:00:00.000Z', '2026-03-04T09:00:00.000Z']);
+    expect(sessionRanges('weekend-hours', [{ week: 'last', day: 1 }], 'America/New_York', now)).to.deep.equal([]);
+    const [[s, e]] = sessionRanges('weekend-hours', [{ week: 'last', day: 6 }], 'America/New_York', now) as [[number, number]];
+    expect(e - s).to.equal(D);
+  });
+
+  it('aligns weeks to Monday and months to the 1st, in the zone', () => {
+    const t = Date.UTC(2026, 4, 14, 3, 0); // Thursday 14 May 03:00 UTC
+    expect(iso(bucketStart('1w', t, 'UTC'))).to.equal('2026-05-11T00:00:00.000Z');
+    expect(iso(bucketStart('1M', t, 'UTC'))).to.equal('2026-05-01T00:00:00.000Z');
+    expect(iso(bucketStart('1d', t, 'America/New_York'))).to.equal('2026-05-13T04:00:00.000Z');
+    expect(iso(bucketStart('4h', t, 'UTC'))).to.equal('2026-05-14T00:00:00.000Z');
+  });
+
+  it('defaults to the last 24 hours with interval a, and guards spans per interval', () => {
+    const now = Date.UTC(2026, 5, 1, 12, 34, 56);
+    const w = parseWindow({}, now);
+    expect(w.interval).to.equal('a');
+    expect(w.ranges).to.deep.equal([[now - D, now]]);
+    expect(() => parseWindow({ interval: '1m', lookback: '1-month' }, now)).to.throw();
+    expect(parseWindow({ interval: '1h', lookback: '1-month' }, now).plan.pieces.length).to.be.greaterThan(0);
+  });
+});

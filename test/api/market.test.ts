@@ -1,0 +1,260 @@
+// The five market endpoints against values computed independently from the addendum's
+// definitions (test/support/market-reference.ts), on books, trades and perpetual data sent
+// through Kafka and read back over HTTP, at windows that use minute, hour and day rows.
+import { expect } from 'chai';
+import { DateTime } from 'luxon';
+import { topicName } from '../../lib/kafka.ts';
+import { call, login, seed, waitFor, world } from '../support/helpers.ts';
+import { L, generate, minutesOf, tradesOf, windowOf } from '../support/market-reference.ts';
+import { testStack } from '../support/stack.ts';
+
+const D0 = Date.UTC(2026, 0, 4, 22, 0);
+const D1 = Date.UTC(2026, 0, 7, 2, 0);
+const close = (actual: unknown, expected: number | null, what: string) => {
+  if (expected === null) return expect(actual, what).to.equal(null);
+  expect(actual, what).to.be.a('number');
+  expect(actual as number, what).to.be.closeTo(expected, Math.abs(expected) * 1e-9 + 1e-9);
+};
+
+describe('market endpoints (/v2/metrics/*, /v2/leaderboard/)', function () {
+  this.timeout(180_000);
+  const w = world();
+  const spot = `${w.asset}/USDT`;
+  const perp = `${w.asset}_PERP/USDT`;
+  const data = generate(D0, D1, 40_000);
+  const perpData = generate(D0, D1, 90_000, 11);
+  const minutes = minutesOf(data.snaps);
+  let token: string;
+
+  before(async () => {
+    await seed(w.fixture);
+    token = await login(w.users.owner.email, w.password);
+    const { kafka, config } = testStack();
+    const producer = kafka.producer();
+    await producer.connect();
+    const send = async (topic: 'md.orderbook' | 'md.trades' | 'md.derivatives', messages: object[]) => {
+      for (let i = 0; i < messages.length; i += 1000) {
+        await producer.send({
+          topic: topicName(config, topic),
+          messages: messages.slice(i, i + 1000).map((m) => ({ key: `${(m as { exchange: string }).exchange}:${(m as { pair: string }).pair}`, value: JSON.stringify(m) })),
+        });
+      }
+    };
+    await send('md.orderbook', [
+      ...data.snaps.map((s) => ({ exchange: w.ex, pair: spot, ts: new Date(s.ts).toISOString(), bids: s.bids, asks: s.asks })),
+      ...perpData.snaps.map((s) => ({ exchange: w.ex, pair: perp, ts: s.ts, bids: s.bids, asks: s.asks })),
+    ]);
+    await send('md.trades', data.trades.map((t, i) => ({ exchange: w.ex, pair: spot, ts: t.ts, price: t.price, amount: t.amount, side: i % 2 ? 'buy' : 'sell', id: `t${i}` })));
+    await send('md.derivatives', [
+      { exchange: w.ex, pair: perp, ts: D0 + 3600_000, funding_rate_8h: 0.0001, usd_open_interest: 1_000_000 },
+      { exchange: w.ex, pair: perp, ts: D0 + 7200_000, funding_rate_8h: 0.0003, usd_open_interest: 2_500_000 },
+      { exchange: w.ex, pair: perp, ts: D1 - 60_000, funding_rate_8h: -0.0002, usd_open_interest: 3_000_000 },
+    ]);
+    await producer.disconnect();
+    const all = windowOf(minutes, D0, D1)!;
+    await waitFor(
+      'every snapshot in the rollups',
+      async () => {
+        const r = await call('GET', `/v2/metrics/summary/?assets=${w.asset},${w.asset}_PERP&time_start=${new Date(D0).toISOString()}&time_end=${new Date(D1).toISOString()}&bps=1`, { token });
+        const row = Array.isArray(r.body) ? r.body.find((x: { pair: string }) => x.pair === spot) : undefined;
+        const perpRow = Array.isArray(r.body) ? r.body.find((x: { pair: string }) => x.pair === perp) : undefined;
+        return row?.tick_bps_samples === all.samples && perpRow?.funding_rate_8h === -0.0002 && row.volume > 0;
+      },
+      90_000,
+    );
+  });
+
+  describe('summary', () => {
+    // Starts and ends mid-hour and spans whole days: read from minute, hour and day rows.
+    const from = Date.UTC(2026, 0, 4, 22, 30);
+    const to = Date.UTC(2026, 0, 7, 1, 30);
+
+    it('matches the definitions at every level, over a window tiled by days, hours and minutes', async () => {
+      const r = await call('POST', '/v2/metrics/summary/', { token, json: { assets: [w.asset, `${w.asset}_PERP`], time_start: new Date(from).toISOString(), time_end: new Date(to).toISOString() } });
+      expect(r.status).to.equal(200);
+      const row = r.body.find((x: { pair: string }) => x.pair === spot);
+      const ref = windowOf(minutes, from, to)!;
+      const trades = tradesOf(data.trades, from, to);
+      expect(row.asset).to.equal(w.asset);
+      expect(row.exchange).to.deep.equal({ slug: w.ex, name: `Exchange ${w.tag}`, icon_url: 'https://example.org/x.png' });
+      close(row.twap, ref.twap, 'twap');
+      close(row.volume, trades.volume, 'volume');
+      close(row.vwap, trades.vwap, 'vwap');
+      close(row.tick_bps, (ref.tick / ref.twap) * 1e4, 'tick_bps');
+      expect(row.tick_bps_samples).to.equal(ref.samples);
+      expect(row.tick_bps_status).to.equal('ok');
+      expect(row.funding_rate_8h).to.equal(null);
+      L.forEach((l, i) => {
+        close(row[`bid_${l}bps`], ref.bid[i]!, `bid_${l}bps`);
+        close(row[`ask_${l}bps`], ref.ask[i]!, `ask_${l}bps`);
+        close(row[`n_bid_${l}bps`], ref.nbid[i]!, `n_bid_${l}bps`);
+        close(row[`n_ask_${l}bps`], ref.nask[i]!, `n_ask_${l}bps`);
+      });
+      const keys = Object.keys(row);
+      expect(keys.slice(0, 11)).to.deep.equal(['asset', 'exchange', 'pair', 'volume', 'twap', 'vwap', 'funding_rate_8h', 'usd_open_interest', 'tick_bps', 'tick_bps_status', 'tick_bps_samples']);
+      expect(keys).to.include('bid_0.05bps').and.include('n_ask_500bps');
+      const perpRow = r.body.find((x: { pair: string }) => x.pair === perp);
+      // the latest values inside the window (the last ones came after it ended)
+      expect(perpRow.funding_rate_8h).to.equal(0.0003);
+      expect(perpRow.usd_open_interest).to.equal(2_500_000);
+    });
+
+    it('returns only the requested levels, with names without trailing zeros; GET equals POST', async () => {
+      const q = `assets=${w.asset}&bps=0.5,25,0.05&time_start=${new Date(from).toISOString()}&time_end=${new Date(to).toISOString()}`;
+      const get = await call('GET', `/v2/metrics/summary/?${q}`, { token });
+      const post = await call('POST', '/v2/metrics/summary/', { token, json: { assets: w.asset, bps: [0.5, 25, 0.05], time_start: new Date(from).toISOString(), time_end: new Date(to).toISOString() } });
+      expect(get.body).to.deep.equal(post.body);
+      const cols = Object.keys(get.body[0]).filter((k) => /bps$/.test(k) && k !== 'tick_bps');
+      expect(cols).to.deep.equal(['bid_0.05bps', 'bid_0.5bps', 'bid_25bps', 'n_bid_0.05bps', 'n_bid_0.5bps', 'n_bid_25bps', 'ask_0.05bps', 'ask_0.5bps', 'ask_25bps', 'n_ask_0.05bps', 'n_ask_0.5bps', 'n_ask_25bps']);
+    });
+
+    it('offers the same columns as CSV under the given file name', async () => {
+      const q = `assets=${w.asset}&bps=1&time_start=${new Date(from).toISOString()}&time_end=${new Date(to).toISOString()}`;
+      const json = await call('GET', `/v2/metrics/summary/?${q}`, { token });
+      const csv = await call('GET', `/v2/metrics/summary/?${q}&type=csv&filename=acme.csv`, { token });
+      expect(csv.headers.get('content-type')).to.match(/^text\/csv/);
+      expect(csv.headers.get('content-disposition')).to.equal('attachment; filename="acme.csv"');
+      const lines = csv.text.trim().split('\n');
+      expect(lines[0]).to.equal(Object.keys(json.body[0]).join(','));
+      expect(lines).to.have.length(json.body.length + 1);
+      expect(lines[1]!.split(',')[1]).to.equal(w.ex);
+    });
+  });
+
+  describe('spread and depth uptime', () => {
+    it('1h buckets in UTC match the definitions hour by hour', async () => {
+      const from = Date.UTC(2026, 0, 5, 0);
+      const to = Date.UTC(2026, 0, 5, 6);
+      const r = await call('GET', `/v2/metrics/uptime/spread/?assets=${w.asset}&interval=1h&time_start=${new Date(from).toISOString()}&time_end=${new Date(to).toISOString()}`, { token });
+      expect(r.status).to.equal(200);
+      const rows = r.body.filter((x: { pair: string }) => x.pair === spot);
+      expect(rows).to.have.length(6);
+      rows.forEach((row: Record<string, number | string>, h: number) => {
+        const ref = windowOf(minutes, from + h * 3600_000, from + (h + 1) * 3600_000)!;
+        expect(row.timestamp).to.equal(new Date(from + h * 3600_000).toISOString().replace('.000Z', 'Z'));
+        close(row.mid_price, ref.twap, 'mid_price');
+        L.forEach((l, i) => close(row[`${l}bps`], ref.spreadUp[i]!, `${l}bps @${h}`));
+      });
+    });
+
+    it('1d buckets follow market_hours_timezone, also at a half-hour offset', async () => {
+      for (const zone of ['America/New_York', 'Asia/Kolkata']) {
+        const day = DateTime.fromISO('2026-01-05T00:00', { zone });
+        const from = day.toMillis();
+        const to = day.plus({ days: 1 }).toMillis();
+        const r = await call('GET', `/v2/metrics/uptime/depth/?assets=${w.asset}&interval=1d&market_hours_timezone=${zone}&time_start=${encodeURIComponent(day.toISO()!)}&time_end=${day.plus({ days: 1 }).toISO()}&bps=5,100,500&amounts=25000,100000`, { token });
+        expect(r.status, JSON.stringify(r.body)).to.equal(200);
+        const rows = r.body.filter((x: { pair: string }) => x.pair === spot);
+        expect(rows).to.have.length(1);
+        expect(rows[0].timestamp).to.equal(day.toISO({ suppressMilliseconds: true }));
+        const ref = windowOf(minutes, from, to)!;
+        for (const a of [25000, 100000]) for (const l of [5, 100, 500]) close(rows[0][`${a}_at_${l}bps`], ref.depthUp(a)[L.indexOf(l)]!, `${zone} ${a}_at_${l}bps`);
+        expect(Object.keys(rows[0])).to.deep.equal(['asset', 'exchange', 'pair', 'timestamp', '25000_at_5bps', '25000_at_100bps', '25000_at_500bps', '100000_at_5bps', '100000_at_100bps', '100000_at_500bps']);
+      }
+    });
+
+    it('depth uptime at amounts outside the standard five is computed from minutes', async () => {
+      const from = Date.UTC(2026, 0, 5, 10, 17);
+      const to = Date.UTC(2026, 0, 5, 14, 3);
+      const r = await call('POST', '/v2/metrics/uptime/depth/', { token, json: { assets: [w.asset], time_start: new Date(from).toISOString(), time_end: new Date(to).toISOString(), amounts: '12345.5,300000', bps: '50' } });
+      expect(r.status).to.equal(200);
+      const row = r.body.find((x: { pair: string }) => x.pair === spot);
+      const ref = windowOf(minutes, from, to)!;
+      close(row['12345.5_at_50bps'], ref.depthUp(12345.5)[L.indexOf(50)]!, '12345.5_at_50bps');
+      close(row['300000_at_50bps'], ref.depthUp(300000)[L.indexOf(50)]!, '300000_at_50bps');
+      expect(row).to.not.have.property('timestamp');
+    });
+
+    it('interval c covers the window with calendar buckets carrying their interval', async () => {
+      const from = Date.UTC(2026, 0, 4, 22, 50);
+      const to = Date.UTC(2026, 0, 7, 1, 10);
+      const r = await call('GET', `/v2/metrics/uptime/spread/?assets=${w.asset}&interval=c&bps=10&time_start=${new Date(from).toISOString()}&time_end=${new Date(to).toISOString()}`, { token });
+      const rows = r.body.filter((x: { pair: string }) => x.pair === spot);
+      const intervals = rows.map((x: { interval: string }) => x.interval);
+      // 10 minutes, 1 hour, 2 days, 1 hour, 10 minutes
+      expect(intervals).to.deep.equal([...Array(10).fill('1m'), '1h', '1d', '1d', '1h', ...Array(10).fill('1m')]);
+      for (const row of rows) {
+        const start = Date.parse(row.timestamp);
+        const len = { '1m': 60_000, '1h': 3600_000, '1d': 86_400_000 }[row.interval as '1m'];
+        close(row['10bps'], windowOf(minutes, start, start + len)!.spreadUp[L.indexOf(10)]!, `${row.timestamp}`);
+      }
+    });
+  });
+
+  describe('leaderboard', () => {
+    it('ranks pairs, sorts by any allowed column both ways, and pages by 20', async () => {
+      const base = { assets: [w.asset, `${w.asset}_PERP`], time_start: new Date(D0).toISOString(), time_end: new Date(D1).toISOString(), bps: [1] };
+      const byVolume = await call('POST', '/v2/leaderboard/', { token, json: { ...base, sort_by: 'volume' } });
+      expect(byVolume.status).to.equal(200);
+      expect(byVolume.body.map((x: { pair: string }) => x.pair)).to.deep.equal([spot, perp]); // the perp has no trades
+      expect(Object.keys(byVolume.body[0])).to.deep.equal(['asset', 'exchange', 'pair', 'price_change', 'volume', 'usd_open_interest', 'funding_rate_8h', 'tick_bps', 'tick_bps_status', 'tick_bps_samples', 'bid_1bps', 'ask_1bps']);
+      const ref = windowOf(minutes, D0, D1)!;
+      close(byVolume.body[0].price_change, 100 * (ref.last_mid / ref.first_mid - 1), 'price_change');
+      const asc = await call('POST', '/v2/leaderboard/', { token, json: { ...base, sort_by: 'bid_500bps', sort_direction: 'asc' } });
+      const desc = await call('POST', '/v2/leaderboard/', { token, json: { ...base, sort_by: 'bid_500bps', sort_direction: 'desc' } });
+      expect(asc.body.map((x: { pair: string }) => x.pair)).to.deep.equal([...desc.body.map((x: { pair: string }) => x.pair)].reverse());
+      const perpOnly = await call('POST', '/v2/leaderboard/', { token, json: { ...base, market_type: 'perp' } });
+      expect(perpOnly.body.map((x: { pair: string }) => x.pair)).to.deep.equal([perp]);
+      const page2 = await call('POST', '/v2/leaderboard/', { token, json: { ...base, page: 2 } });
+      expect(page2.body).to.deep.equal([]);
+    });
+  });
+
+  describe('regional volume', () => {
+    it('totals by region with percentages for interval a, and per bucket otherwise', async () => {
+      const from = Date.UTC(2026, 0, 5);
+      const to = Date.UTC(2026, 0, 6);
+      const a = await call('GET', `/v2/metrics/volume/regional/?assets=${w.asset}&time_start=${new Date(from).toISOString()}&time_end=${new Date(to).toISOString()}`, { token });
+      expect(a.status).to.equal(200);
+      const v = tradesOf(data.trades, from, to).volume;
+      close(a.body[w.asset].total_volume, v, 'total');
+      close(a.body[w.asset].regions.asia.volume, v, 'asia');
+      expect(a.body[w.asset].regions.asia.percentage).to.equal(100);
+      expect(a.body[w.asset].exchanges[w.ex].region).to.equal('asia');
+      const daily = await call('GET', `/v2/metrics/volume/regional/?assets=${w.asset}&interval=1h&time_start=${new Date(from).toISOString()}&time_end=${new Date(from + 7200_000).toISOString()}`, { token });
+      expect(daily.body).to.have.length(2);
+      close(daily.body[0].regions.asia, tradesOf(data.trades, from, from + 3600_000).volume, 'hour 0');
+    });
+  });
+
+  describe('invalid input', () => {
+    const bad: [string, Record<string, unknown>, Record<string, unknown>][] = [
+      ['/v2/metrics/uptime/spread/', { interval: '2h' }, { interval: ['"2h" is not a valid choice; expected one of: 1M, 1w, 1d, 4h, 1h, 30m, 15m, 5m, 1m, c, a.'] }],
+      ['/v2/metrics/summary/', { interval: '1h' }, { interval: ['"1h" is not a valid choice; expected one of: a.'] }],
+      ['/v2/metrics/uptime/spread/', { time_start: 'yesterday' }, { time_start: ['Enter a valid ISO 8601 date-time, e.g. 2026-06-25T10:00:00Z.'] }],
+      ['/v2/metrics/uptime/spread/', { lookback: '1-day', time_start: '2026-01-05T00:00:00Z' }, { non_field_errors: ['lookback cannot be combined with time_start or time_end.'] }],
+      ['/v2/metrics/uptime/spread/', { lookback: '2-days' }, { lookback: ['"2-days" is not a valid choice; expected one of: 30-minutes, 1-hour, 3-hours, 6-hours, 12-hours, 1-day, 7-days, 1-month, 3-months, 6-months, 1-year.'] }],
+      ['/v2/metrics/uptime/spread/', { market_hours_session: 'market-hours' }, { market_hours_days: ['This field is required with market_hours_session.'] }],
+      ['/v2/metrics/uptime/spread/', { market_hours_session: 'market-hours', market_hours_days: 'this:1', lookback: '1-day' }, { non_field_errors: ['market_hours_session cannot be combined with time_start, time_end or lookback.'] }],
+      ['/v2/metrics/uptime/spread/', { market_hours_session: 'market-hours', market_hours_days: 'next:1' }, { market_hours_days: ['week must be "this" or "last".'] }],
+      ['/v2/metrics/uptime/spread/', { market_hours_timezone: 'Mars/Olympus' }, { market_hours_timezone: ['"Mars/Olympus" is not a known time zone name (e.g. America/New_York).'] }],
+      ['/v2/metrics/uptime/spread/', { assets: 'NOT-MINE' }, { assets: ['"NOT-MINE" is not one of your assets.'] }],
+      ['/v2/metrics/uptime/spread/', { bps: '7' }, { bps: [`"7" is not a supported level; supported: ${L.join(', ')}.`] }],
+      ['/v2/metrics/uptime/depth/', { amounts: '-5' }, { amounts: ['"-5" is not a positive number of USD.'] }],
+      ['/v2/leaderboard/', { sort_by: 'bid_7bps' }, { sort_by: [`"bid_7bps" is not sortable; use one of volume, price_change, usd_open_interest, funding_rate_8h, tick_bps, or bid_<L>bps / ask_<L>bps with L in ${L.join(', ')}.`] }],
+      ['/v2/leaderboard/', { page: 0 }, { page: ['A valid integer >= 1 is required.'] }],
+      ['/v2/leaderboard/', { market_type: 'futures' }, { market_type: ['"futures" is not a valid choice; expected one of: all, spot, perp.'] }],
+      ['/v2/leaderboard/', { exchanges: 'nope' }, { exchanges: ['"nope" is not a known exchange.'] }],
+      ['/v2/metrics/uptime/spread/', { interval: '1m', lookback: '1-month' }, {}],
+    ];
+    for (const [path, json, expected] of bad) {
+      it(`${path} ${JSON.stringify(json)} -> 400`, async () => {
+        const r = await call('POST', path, { token, json });
+        expect(r.status, JSON.stringify(r.body)).to.equal(400);
+        if (Object.keys(expected).length) expect(r.body).to.deep.equal(expected);
+        else expect(r.body.interval[0]).to.match(/too long for interval "1m"/);
+      });
+    }
+
+    it('more than 25 levels or 100 assets are refused', async () => {
+      const levels = await call('GET', `/v2/metrics/uptime/spread/?bps=${[...L, 0].join(',')}`, { token });
+      expect(levels.body.bps).to.include('Ensure this field has no more than 25 elements.');
+      const assets = await call('GET', `/v2/metrics/uptime/spread/?assets=${Array.from({ length: 101 }, (_, i) => `X${i}`).join(',')}`, { token });
+      expect(assets.body.assets[0]).to.equal('Ensure this field has no more than 100 elements.');
+    });
+
+    it('needs authentication', async () => {
+      expect((await call('GET', '/v2/metrics/summary/')).status).to.equal(401);
+    });
+  });
+});

@@ -1,0 +1,224 @@
+// Exactly-once effect: a service whose processors are killed with SIGKILL at random points
+// (before a write, between a write and its progress, between that and the offset commit,
+// and at random moments) and restarted, then made to replay its topics, must answer every
+// query exactly like a service that ran once, uninterrupted, over the same messages.
+import { expect } from 'chai';
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { topicName } from '../../lib/kafka.ts';
+import { call, waitFor, world } from '../support/helpers.ts';
+import { generate } from '../support/market-reference.ts';
+import { testStack } from '../support/stack.ts';
+
+interface Child {
+  proc: ChildProcess;
+  url: string;
+  dataDir: string;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  log: string[];
+}
+
+const freePort = () =>
+  new Promise<number>((resolve) => {
+    const s = net.createServer().listen(0, '127.0.0.1', () => {
+      const port = (s.address() as net.AddressInfo).port;
+      s.close(() => resolve(port));
+    });
+  });
+
+/** Starts a service; with a crash point it may die before it even serves (url ''). */
+async function startChild(dataDir: string, prefix: string, faults = ''): Promise<Child> {
+  const port = await freePort();
+  const log: string[] = [];
+  const proc = spawn(process.execPath, ['--import', 'tsx', 'ops/cli/start.ts'], {
+    env: {
+      ...process.env,
+      DATA_DIR: dataDir,
+      TOPIC_PREFIX: prefix,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      PROCESSOR_FLUSH_MS: '200',
+      MM_FAULTS: faults,
+      LOG_LEVEL: 'info',
+      KAFKA_BROKERS: testStack().config.kafkaBrokers.join(','),
+      REDIS_URL: testStack().config.redisUrl,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => proc.once('exit', (code, signal) => resolve({ code, signal })));
+  const url = await new Promise<string | undefined>((resolve) => {
+    const onData = (b: Buffer) => {
+      const text = b.toString();
+      log.push(text);
+      const m = /API listening url=(\S+)/.exec(text);
+      if (m) resolve(m[1]);
+    };
+    proc.stdout!.on('data', onData);
+    proc.stderr!.on('data', onData);
+    void exited.then(() => resolve(undefined));
+  });
+  if (!url && !(faults && (await exited).signal === 'SIGKILL')) throw new Error(`service did not start:\n${log.join('')}`);
+  return { proc, url: url ?? '', dataDir, exited, log };
+}
+
+async function stopChild(c: Child): Promise<void> {
+  if (c.proc.exitCode === null && c.proc.signalCode === null) c.proc.kill('SIGTERM');
+  await c.exited;
+}
+
+/** The first place two answers differ, for a readable failure. */
+function firstDifference(a: unknown, b: unknown, at = ''): string | undefined {
+  if (a === b) return undefined;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return `${at}: ${JSON.stringify(a)} != ${JSON.stringify(b)}`;
+  const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
+  for (const k of keys) {
+    const d = firstDifference((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k], `${at}/${k}`);
+    if (d) return d;
+  }
+  return undefined;
+}
+
+const opsToken = (c: Child) => fs.readFileSync(path.join(c.dataDir, 'run', 'ops-token'), 'utf8').trim();
+
+describe('exactly-once effect under SIGKILL and replays', function () {
+  this.timeout(600_000);
+  const w = world();
+  const runId = `eo${Date.now().toString(36)}`;
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'mm-eo-'));
+  const spot = `${w.asset}/USDT`;
+  const perp = `${w.asset}_PERP/USDT`;
+  const from = Date.UTC(2026, 2, 2, 9, 0);
+  const to = Date.UTC(2026, 2, 2, 9, 40);
+  const data = generate(from, to, 7_000, 3);
+  const perpData = generate(from, to, 13_000, 5);
+  const children: Child[] = [];
+  const stage = { reference: undefined as Child | undefined, chaos: undefined as Child | undefined };
+
+  async function produce(prefix: string) {
+    const producer = testStack().kafka.producer();
+    await producer.connect();
+    const k = (x: { exchange: string; pair: string }) => `${x.exchange}:${x.pair}`;
+    const books = [
+      ...data.snaps.map((s) => ({ exchange: w.ex, pair: spot, ts: s.ts, bids: s.bids, asks: s.asks })),
+      ...perpData.snaps.map((s) => ({ exchange: w.ex, pair: perp, ts: s.ts, bids: s.bids, asks: s.asks })),
+    ];
+    const trades = data.trades.map((t, i) => ({ exchange: w.ex, pair: spot, ts: t.ts, price: t.price, amount: t.amount, side: 'buy', id: i }));
+    const derivs = [10, 20, 30].map((m, i) => ({ exchange: w.ex, pair: perp, ts: from + m * 60_000, funding_rate_8h: 0.0001 * (i + 1), usd_open_interest: 1e6 * (i + 1) }));
+    // In several sends, so the processors see several batches and flushes.
+    for (let i = 0; i < books.length; i += 100) {
+      await producer.send({ topic: topicName({ topicPrefix: prefix }, 'md.orderbook'), messages: books.slice(i, i + 100).map((m) => ({ key: k(m), value: JSON.stringify(m) })) });
+    }
+    await producer.send({ topic: topicName({ topicPrefix: prefix }, 'md.trades'), messages: trades.map((m) => ({ key: k(m), value: JSON.stringify(m) })) });
+    await producer.send({ topic: topicName({ topicPrefix: prefix }, 'md.derivatives'), messages: derivs.map((m) => ({ key: k(m), value: JSON.stringify(m) })) });
+    await producer.disconnect();
+  }
+
+  /** Everything the endpoints answer for the pairs, per minute and for the window. */
+  async function answers(c: Child) {
+    const staff = await call('POST', '/v1/login/', { baseUrl: c.url, json: { email: w.users.staff.email, password: w.password } });
+    const token = staff.body.token as string;
+    const q = `assets=${w.asset},${w.asset}_PERP&time_start=${new Date(from).toISOString()}&time_end=${new Date(to + 3600_000).toISOString()}`;
+    const out: Record<string, unknown> = {};
+    for (const [name, path] of [
+      ['spot minutes', `/v1/admin/orderbook/minutes/?exchange=${w.ex}&pair=${encodeURIComponent(spot)}&time_start=${new Date(from).toISOString()}&time_end=${new Date(to + 3600_000).toISOString()}`],
+      ['summary', `/v2/metrics/summary/?${q}`],
+      ['leaderboard', `/v2/leaderboard/?${q}`],
+      ['spread 1m', `/v2/metrics/uptime/spread/?${q}&interval=1m`],
+      ['depth 5m', `/v2/metrics/uptime/depth/?${q}&interval=5m`],
+      ['regional 1m', `/v2/metrics/volume/regional/?${q}&interval=1m`],
+    ] as const) {
+      const r = await call('GET', path, { baseUrl: c.url, token });
+      expect(r.status, `${name}: ${r.text}`).to.equal(200);
+      out[name] = r.body;
+    }
+    return out;
+  }
+
+  /** Done when every snapshot and trade is in closed minutes. */
+  async function complete(c: Child): Promise<boolean> {
+    const a = (await answers(c)) as { summary: { pair: string; tick_bps_samples: number; volume: number }[] };
+    const s = a.summary.find((x) => x.pair === spot);
+    const p = a.summary.find((x) => x.pair === perp);
+    const volume = data.trades.reduce((v, t) => v + t.price * t.amount, 0);
+    return s?.tick_bps_samples === data.snaps.length && p?.tick_bps_samples === perpData.snaps.length && Math.abs((s?.volume ?? 0) - volume) < volume * 1e-9;
+  }
+
+  after(async () => {
+    for (const c of children) await stopChild(c).catch(() => undefined);
+    fs.rmSync(tmp, { recursive: true, force: true });
+  });
+
+  it('a run killed at every kind of point ends with the same answers as one never interrupted', async () => {
+    const refDir = path.join(tmp, 'reference');
+    const chaosDir = path.join(tmp, 'chaos');
+    const ref = await startChild(refDir, `${runId}r.`);
+    children.push(ref);
+    stage.reference = ref;
+    let chaos = await startChild(chaosDir, `${runId}c.`);
+    children.push(chaos);
+    for (const c of [ref, chaos]) {
+      const r = await call('POST', '/v1/admin/fixtures/', { baseUrl: c.url, authorization: `Ops-Token ${opsToken(c)}`, json: w.fixture });
+      expect(r.status, r.text).to.equal(200);
+    }
+    await stopChild(chaos);
+    await produce(`${runId}r.`);
+    await produce(`${runId}c.`);
+
+    // Crash points in order, then kills at random moments.
+    const plan = ['before-write:1', 'after-write:1', 'before-commit:1', 'after-write:2', 'before-write:3', 'before-commit:3', 'random', 'random'];
+    let kills = 0;
+    for (const fault of plan) {
+      chaos = await startChild(chaosDir, `${runId}c.`, fault === 'random' ? '' : fault);
+      children.push(chaos);
+      if (fault === 'random') setTimeout(() => chaos.proc.kill('SIGKILL'), 300 + Math.floor(Math.random() * 2500));
+      const outcome = await Promise.race([chaos.exited, new Promise<'alive'>((r) => setTimeout(() => r('alive'), 6_000))]);
+      if (outcome !== 'alive') {
+        expect(outcome.signal, chaos.log.join('')).to.equal('SIGKILL');
+        kills++;
+      } else {
+        await stopChild(chaos);
+      }
+    }
+    expect(kills, 'crash points reached').to.be.at.least(4);
+
+    chaos = await startChild(chaosDir, `${runId}c.`);
+    children.push(chaos);
+    stage.chaos = chaos;
+    await waitFor('the reference run complete', () => complete(ref), 120_000);
+    await waitFor('the interrupted run complete', () => complete(chaos), 120_000);
+    const [got, want] = [await answers(chaos), await answers(ref)];
+    expect(firstDifference(got, want), 'interrupted vs uninterrupted').to.equal(undefined);
+  });
+
+  it('replaying the topics from the start or from a time changes no answer', async () => {
+    let chaos = stage.chaos!;
+    const before = await answers(chaos);
+    await stopChild(chaos);
+    const env = { ...process.env, DATA_DIR: chaos.dataDir, TOPIC_PREFIX: `${runId}c.`, KAFKA_BROKERS: testStack().config.kafkaBrokers.join(',') };
+    const replay = (args: string[]) =>
+      new Promise<void>((resolve, reject) => {
+        const p = spawn(process.execPath, ['--import', 'tsx', 'ops/cli/replay-topic.ts', ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+        let out = '';
+        p.stdout.on('data', (b: Buffer) => (out += b));
+        p.stderr.on('data', (b: Buffer) => (out += b));
+        p.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`ops:replay ${args.join(' ')} failed:\n${out}`))));
+      });
+    await replay(['--topic', 'md.orderbook', '--earliest']);
+    await replay(['--topic', 'md.trades', '--time', new Date(Date.now() - 3600_000).toISOString()]);
+    await replay(['--topic', 'md.derivatives', '--offset', '1']);
+    chaos = await startChild(chaos.dataDir, `${runId}c.`);
+    children.push(chaos);
+    // Let it read everything again: the status counts every re-read as skipped.
+    const staff = await call('POST', '/v1/login/', { baseUrl: chaos.url, json: { email: w.users.staff.email, password: w.password } });
+    await waitFor('the replay read', async () => {
+      const s = await call('GET', '/v1/admin/status/', { baseUrl: chaos.url, token: staff.body.token });
+      const book = s.body.processors[topicName({ topicPrefix: `${runId}c.` }, 'md.orderbook')];
+      return book && book.ok + book.skipped + book.deadLettered >= data.snaps.length + perpData.snaps.length;
+    });
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(firstDifference(await answers(chaos), before), 'after the replays vs before').to.equal(undefined);
+  });
+});

@@ -1,0 +1,118 @@
+import { expect } from 'chai';
+import { MinuteWindows, type Accumulator } from '../../processors/shell/minute-windows.ts';
+import { parseTimestamp } from '../../processors/shell/timestamps.ts';
+import { lineToMessage } from '../../ingest/orderbook-lines.ts';
+
+class Count implements Accumulator<number, { n: number; sum: number }> {
+  n = 0;
+  sum = 0;
+  add(x: number) {
+    this.n++;
+    this.sum += x;
+  }
+  row() {
+    return { n: this.n, sum: this.sum };
+  }
+}
+
+const M = 60_000;
+const T0 = 1_700_000_040_000 - (1_700_000_040_000 % M); // a minute start
+function windows(now = { t: T0 }) {
+  const w = new MinuteWindows<number, { n: number; sum: number }, Count>({ latenessMs: 2 * M, create: () => new Count(), now: () => now.t });
+  w.load([], new Map());
+  return w;
+}
+
+describe('minute windows', () => {
+  it('closes a minute once the pair is past its end by the lateness, in event time', () => {
+    const w = windows();
+    expect(w.accept('x', 'A/B', T0 + 1000, 1, 0, '0').kind).to.equal('ok');
+    expect(w.accept('x', 'A/B', T0 + 2 * M, 2, 0, '1').kind).to.equal('ok');
+    expect(w.takeClosed()).to.have.length(0);
+    w.accept('x', 'A/B', T0 + 3 * M, 3, 0, '2'); // T0's end + 2 min
+    const closed = w.takeClosed();
+    expect(closed.map((c) => [c.minute, c.row])).to.deep.equal([[T0, { n: 1, sum: 1 }]]);
+  });
+
+  it('counts out-of-order data within the lateness in its own minute and dead-letters older data', () => {
+    const w = windows();
+    w.accept('x', 'A/B', T0 + 2 * M + 5000, 1, 0, '0');
+    expect(w.accept('x', 'A/B', T0 + 30_000, 2, 0, '1').kind).to.equal('ok'); // 95 s behind: fine
+    const late = w.accept('x', 'A/B', T0 - 1000, 3, 0, '2');
+    expect(late.kind).to.equal('dead-letter');
+    expect(late.kind === 'dead-letter' && late.reason).to.match(/^late: 126 s behind the newest event of x A\/B/);
+    expect(w.accept('y', 'A/B', T0 - 1000, 3, 0, '3').kind).to.equal('ok'); // another pair has its own clock
+  });
+
+  it('never reopens a closed minute: late for new offsets, re-read for handled ones', () => {
+    const w = windows();
+    w.load([{ exchange: 'x', pair: 'A/B', minute: T0 }], new Map([[0, 10n]]));
+    const reread = w.accept('x', 'A/B', T0 + 5, 1, 0, '9');
+    expect(reread).to.deep.equal({ kind: 'skip', reason: 're-read' });
+    const late = w.accept('x', 'A/B', T0 + 5, 1, 0, '10');
+    expect(late.kind).to.equal('dead-letter');
+    expect(w.accept('x', 'A/B', T0 + M, 1, 0, '11').kind).to.equal('ok');
+  });
+
+  it('commits no further than the first message of a minute not yet written', () => {
+    const w = windows();
+    w.accept('x', 'A/B', T0, 1, 0, '5');
+    w.accept('y', 'C/D', T0, 1, 0, '6');
+    w.accept('x', 'A/B', T0 + 3 * M, 1, 0, '7'); // closes x's T0 (pending, not written)
+    expect(w.commitPoint(0, 8n)).to.equal(5n);
+    const closed = w.takeClosed();
+    expect(w.commitPoint(0, 8n)).to.equal(5n); // taken but not written yet
+    w.persisted(closed, new Map([[0, 8n]]));
+    expect(w.commitPoint(0, 8n)).to.equal(6n); // y's T0 is still open
+    expect(w.commitPoint(1, 3n)).to.equal(3n); // other partitions are not held back
+  });
+
+  it('closes the minutes of a quiet pair: soon for a replayed recording, after the lateness when live', () => {
+    const now = { t: T0 + 3600_000 };
+    const w = windows(now);
+    w.accept('x', 'OLD/B', T0, 1, 0, '0'); // an hour old: a recording
+    w.accept('x', 'LIVE/B', now.t - 1000, 1, 0, '1');
+    now.t += 6000;
+    w.closeIdle();
+    expect(w.takeClosed().map((c) => c.pair)).to.deep.equal(['OLD/B']);
+    now.t += 2 * M;
+    w.closeIdle();
+    expect(w.takeClosed().map((c) => c.pair)).to.deep.equal(['LIVE/B']);
+  });
+
+  it('forgets what a partition built, so its re-delivery does not count twice', () => {
+    const w = windows();
+    w.accept('x', 'A/B', T0, 1, 0, '0');
+    w.accept('y', 'C/D', T0, 1, 1, '0');
+    w.forget(0);
+    expect(w.openMinutes()).to.equal(1);
+    w.accept('x', 'A/B', T0, 1, 0, '0');
+    w.accept('x', 'A/B', T0 + 3 * M, 1, 0, '1');
+    expect(w.takeClosed()[0]!.row).to.deep.equal({ n: 1, sum: 1 });
+  });
+});
+
+describe('event time', () => {
+  it('parses ISO 8601 (UTC when no offset) and epoch ms', () => {
+    expect(parseTimestamp('2026-06-25T10:19:23.474Z')).to.equal(Date.UTC(2026, 5, 25, 10, 19, 23, 474));
+    expect(parseTimestamp('2026-06-25T10:19:23.474')).to.equal(Date.UTC(2026, 5, 25, 10, 19, 23, 474));
+    expect(parseTimestamp('2026-06-25T12:19:23.474+02:00')).to.equal(Date.UTC(2026, 5, 25, 10, 19, 23, 474));
+    expect(parseTimestamp(1782382763474)).to.equal(1782382763474);
+    expect(parseTimestamp('not a time')).to.equal(undefined);
+  });
+});
+
+describe('replay lines', () => {
+  it('converts recorder lines {t, b, a} with --exchange and --pair', () => {
+    const m = lineToMessage('{"t":1,"b":[[1,2]],"a":[[3,4]]}', { exchange: 'coinbase', pair: 'BTC/USD' });
+    expect(m.key).to.equal('coinbase:BTC/USD');
+    expect(JSON.parse(m.value)).to.deep.equal({ exchange: 'coinbase', pair: 'BTC/USD', ts: 1, bids: [[1, 2]], asks: [[3, 4]] });
+    expect(() => lineToMessage('{"t":1,"b":[],"a":[]}', {})).to.throw(/--exchange and --pair/);
+  });
+
+  it('passes addendum-format lines through and garbage as it is', () => {
+    const line = '{"exchange":"x","pair":"A/B","ts":1,"bids":[],"asks":[]}';
+    expect(lineToMessage(line, {})).to.deep.equal({ key: 'x:A/B', value: line });
+    expect(lineToMessage('garbage', { exchange: 'x', pair: 'A/B' })).to.deep.equal({ key: 'x:A/B', value: 'garbage' });
+  });
+});

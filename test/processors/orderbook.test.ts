@@ -1,0 +1,162 @@
+// The ingest path end to end on the real broker and ClickHouse: the Coinbase recording
+// (with a garbage line) replayed into md.orderbook, read back per minute over HTTP.
+import { expect } from 'chai';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { replayFile } from '../../ingest/replay.ts';
+import { dlqTopicName, topicName } from '../../lib/kafka.ts';
+import { call, login, seed, waitFor, world } from '../support/helpers.ts';
+import { testStack } from '../support/stack.ts';
+
+const RECORDING = fileURLToPath(new URL('../../../shared/data/coinbase-btcusd-book.jsonl', import.meta.url));
+
+interface Minute {
+  minute: string;
+  samples: number;
+  mid: number;
+  first_mid: number;
+  last_mid: number;
+  spread_abs: number;
+  spread_bps_max: number;
+  best_bid: number;
+  best_ask: number;
+}
+
+/** The addendum's definitions, computed straight from the file. */
+function expectedMinutes(file: string) {
+  const minutes = new Map<number, { mids: number[]; spreads: number[]; last: { bid: number; ask: number } }>();
+  for (const line of fs.readFileSync(file, 'utf8').split('\n')) {
+    if (!line.trim()) continue;
+    const { t, b, a } = JSON.parse(line) as { t: number; b: [number, number][]; a: [number, number][] };
+    const bid = Math.max(...b.filter((l) => l[1] > 0).map((l) => l[0]));
+    const ask = Math.min(...a.filter((l) => l[1] > 0).map((l) => l[0]));
+    const m = Math.floor(t / 60_000) * 60_000;
+    const e = minutes.get(m) ?? { mids: [], spreads: [], last: { bid, ask } };
+    e.mids.push((bid + ask) / 2);
+    e.spreads.push(((ask - bid) / ((bid + ask) / 2)) * 1e4);
+    e.last = { bid, ask };
+    minutes.set(m, e);
+  }
+  return minutes;
+}
+
+async function readMinutes(token: string, exchange: string, pair: string, from: number, to: number): Promise<Minute[]> {
+  const q = new URLSearchParams({ exchange, pair, time_start: new Date(from).toISOString(), time_end: new Date(to).toISOString() });
+  const r = await call<Minute[]>('GET', `/v1/admin/orderbook/minutes/?${q}`, { token });
+  expect(r.status).to.equal(200);
+  return r.body;
+}
+
+async function dlqRecords(topic: string, count: number): Promise<{ reason: string; value: string | null; key: string | null }[]> {
+  const { kafka } = testStack();
+  const consumer = kafka.consumer({ groupId: `test-dlq-${Date.now()}-${Math.random()}` });
+  const out: { reason: string; value: string | null; key: string | null }[] = [];
+  await consumer.connect();
+  await consumer.subscribe({ topic, fromBeginning: true });
+  await consumer.run({ eachMessage: async ({ message }) => void out.push(JSON.parse(message.value!.toString())) });
+  try {
+    await waitFor(`${count} dead letters`, async () => out.length >= count, 30_000);
+  } finally {
+    await consumer.disconnect();
+  }
+  return out;
+}
+
+describe('md.orderbook -> per-minute rows (Coinbase recording through Kafka)', function () {
+  this.timeout(120_000);
+  const w = world();
+  const pair = `${w.asset}/USD`;
+  let token: string;
+  let dir: string;
+  let file: string;
+  const expected = expectedMinutes(RECORDING);
+  const from = Math.min(...expected.keys());
+  const to = Math.max(...expected.keys()) + 60_000;
+
+  before(async () => {
+    await seed(w.fixture);
+    token = await login(w.users.staff.email, w.password);
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mm-replay-'));
+    file = path.join(dir, 'book.jsonl');
+    const lines = fs.readFileSync(RECORDING, 'utf8').trim().split('\n');
+    lines.splice(100, 0, 'this line is garbage {');
+    fs.writeFileSync(file, lines.join('\n') + '\n');
+  });
+  after(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  it('writes one row per minute whose mid, spread and top of book match the recording', async () => {
+    const { kafka, config } = testStack();
+    const sent = await replayFile(kafka, { file, topic: topicName(config, 'md.orderbook'), exchange: w.ex2, pair });
+    expect(sent).to.equal(601);
+    const total = [...expected.values()].reduce((n, e) => n + e.mids.length, 0);
+    const rows = await waitFor('all snapshots in minute rows', async () => {
+      const r = await readMinutes(token, w.ex2, pair, from, to);
+      return r.reduce((n, m) => n + m.samples, 0) === total && r;
+    });
+    expect(rows).to.have.length(expected.size);
+    for (const row of rows) {
+      const e = expected.get(Date.parse(row.minute))!;
+      expect(e, row.minute).to.not.equal(undefined);
+      const mean = e.mids.reduce((s, x) => s + x, 0) / e.mids.length;
+      expect(row.samples).to.equal(e.mids.length);
+      expect(row.mid).to.be.closeTo(mean, mean * 1e-12);
+      expect(row.first_mid).to.equal(e.mids[0]);
+      expect(row.last_mid).to.equal(e.mids[e.mids.length - 1]);
+      expect(row.spread_bps_max).to.be.closeTo(Math.max(...e.spreads), 1e-9);
+      expect(row.best_bid).to.equal(e.last.bid);
+      expect(row.best_ask).to.equal(e.last.ask);
+    }
+  });
+
+  it('sent the garbage line to md.orderbook.dlq with its reason', async () => {
+    const { config } = testStack();
+    const records = await dlqRecords(dlqTopicName(config, 'md.orderbook'), 1);
+    const garbage = records.find((r) => r.value === 'this line is garbage {');
+    expect(garbage, JSON.stringify(records)).to.not.equal(undefined);
+    expect(garbage!.reason).to.match(/^not JSON/);
+    expect(garbage!.key).to.equal(`${w.ex2}:${pair}`);
+  });
+
+  it('the same file produced again changes no minute: its snapshots are late for closed minutes', async () => {
+    const before = await readMinutes(token, w.ex2, pair, from, to);
+    const { kafka, config } = testStack();
+    const status = async () => (await call('GET', '/v1/admin/status/', { token })).body.processors[topicName(config, 'md.orderbook')];
+    const dead0 = (await status()).deadLettered;
+    await replayFile(kafka, { file, topic: topicName(config, 'md.orderbook'), exchange: w.ex2, pair });
+    await waitFor('the second copy consumed', async () => (await status()).deadLettered >= dead0 + 601);
+    await new Promise((r) => setTimeout(r, 1500));
+    const after = await readMinutes(token, w.ex2, pair, from, to);
+    expect(after).to.deep.equal(before);
+  });
+
+  it('dead-letters a book of an unknown pair and a book that breaks the schema', async () => {
+    const { kafka, config } = testStack();
+    const producer = kafka.producer();
+    await producer.connect();
+    const unknownPair = `NOPE${w.tag}/USD`;
+    await producer.send({
+      topic: topicName(config, 'md.orderbook'),
+      messages: [
+        { key: 'x', value: JSON.stringify({ exchange: w.ex, pair: unknownPair, ts: Date.now(), bids: [[1, 1]], asks: [[2, 1]] }) },
+        { key: 'y', value: JSON.stringify({ exchange: w.ex, pair: `${w.asset}/USDT`, ts: Date.now(), bids: [[1, -1]], asks: [] }) },
+      ],
+    });
+    await producer.disconnect();
+    const records = await waitFor('both dead letters', async () => {
+      const r = await dlqRecords(dlqTopicName(config, 'md.orderbook'), 3);
+      return r.some((x) => x.reason.startsWith('unknown pair')) && r.some((x) => x.reason.startsWith('schema')) && r;
+    });
+    expect(records.find((r) => r.reason.startsWith('unknown pair'))!.reason).to.equal(`unknown pair: ${w.ex} ${unknownPair}`);
+    expect(records.find((r) => r.reason.startsWith('schema'))!.reason).to.contain('/bids/0/1 must be >= 0');
+  });
+
+  it('the minutes endpoint is for staff and validates its query', async () => {
+    const owner = await login(w.users.owner.email, w.password);
+    expect((await call('GET', `/v1/admin/orderbook/minutes/?exchange=${w.ex}&pair=x`, { token: owner })).status).to.equal(403);
+    const bad = await call('GET', '/v1/admin/orderbook/minutes/?exchange=x', { token });
+    expect(bad.status).to.equal(400);
+    expect(bad.body).to.deep.equal({ pair: ['This field is required.'] });
+  });
+});

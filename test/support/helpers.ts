@@ -1,0 +1,108 @@
+// Small helpers for tests that drive the running service over HTTP.
+import crypto from 'node:crypto';
+import type { FixtureFile } from '../../schemas/index.ts';
+import { testStack } from './stack.ts';
+
+export interface ApiResponse<T = unknown> {
+  status: number;
+  headers: Headers;
+  body: T;
+  text: string;
+}
+
+// Tests read whatever JSON the API answered; `any` keeps assertions short.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export async function call<T = any>(
+  method: string,
+  path: string,
+  opts: { token?: string; authorization?: string; json?: unknown; form?: Record<string, string>; baseUrl?: string } = {},
+): Promise<ApiResponse<T>> {
+  const headers: Record<string, string> = {};
+  if (opts.token) headers.Authorization = `Token ${opts.token}`;
+  if (opts.authorization) headers.Authorization = opts.authorization;
+  let body: string | undefined;
+  if (opts.json !== undefined) {
+    headers['Content-Type'] = 'application/json';
+    body = JSON.stringify(opts.json);
+  } else if (opts.form) {
+    headers['Content-Type'] = 'application/x-www-form-urlencoded';
+    body = new URLSearchParams(opts.form).toString();
+  }
+  const res = await fetch(`${opts.baseUrl ?? testStack().url}${path}`, { method, headers, body });
+  const text = await res.text();
+  let parsed: unknown = text;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    // HTML or empty
+  }
+  return { status: res.status, headers: res.headers, body: parsed as T, text };
+}
+
+export const uniq = (prefix: string) => `${prefix}${crypto.randomBytes(4).toString('hex')}`;
+export const UPPER = (s: string) => s.toUpperCase().replace(/[^A-Z0-9]/g, '');
+
+export async function waitFor<T>(what: string, fn: () => Promise<T | undefined | false>, timeoutMs = 30_000): Promise<T> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await fn();
+    if (v) return v;
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+/**
+ * A small world of its own for one test file: an exchange, two organizations (a project
+ * and a market maker), assets, pairs, and users of each role, all with unique names.
+ */
+export function world(password = 'correct-horse-battery') {
+  const tag = crypto.randomBytes(3).toString('hex');
+  const ex = `ex-${tag}`;
+  const ex2 = `ex2-${tag}`;
+  const project = `proj-${tag}`;
+  const mm = `mm-${tag}`;
+  const asset = `A${tag.toUpperCase()}`;
+  const other = `B${tag.toUpperCase()}`;
+  const users = {
+    owner: { email: `owner-${tag}@test.example`, username: `owner-${tag}`, password, organizations: [project] },
+    maker: { email: `maker-${tag}@test.example`, username: `maker-${tag}`, password, organizations: [mm] },
+    staff: { email: `staff-${tag}@test.example`, username: `staff-${tag}`, password, is_staff: true, organizations: [] },
+    loner: { email: `loner-${tag}@test.example`, username: `loner-${tag}`, password, organizations: [] },
+  };
+  const fixture: FixtureFile = {
+    exchanges: [
+      { slug: ex, name: `Exchange ${tag}`, icon_url: 'https://example.org/x.png', region: 'asia' },
+      { slug: ex2, name: `Exchange two ${tag}`, region: 'europe' },
+    ],
+    organizations: [
+      { slug: project, name: `Project ${tag}`, kind: 'project' },
+      { slug: mm, name: `Maker ${tag}`, kind: 'market_maker' },
+    ],
+    assets: [
+      { symbol: asset, name: 'Asset', owner: project, labels: ['x'] },
+      { symbol: `${asset}_PERP`, name: 'Asset perp', owner: project },
+      { symbol: other, name: 'Other', owner: project },
+    ],
+    pairs: [
+      { exchange: ex, pair: `${asset}/USDT`, asset, market_type: 'spot' },
+      { exchange: ex2, pair: `${asset}/USD`, asset, market_type: 'spot' },
+      { exchange: ex, pair: `${asset}_PERP/USDT`, asset: `${asset}_PERP`, market_type: 'perp' },
+      { exchange: ex, pair: `${other}/USDT`, asset: other, market_type: 'spot' },
+    ],
+    coverage: [{ organization: mm, assets: [asset], exchanges: [ex] }],
+    wallets: [{ id: 100000 + parseInt(tag, 16), organization: mm, number: 1, exchange: ex }],
+    users: Object.values(users),
+  };
+  return { tag, ex, ex2, project, mm, asset, other, users, fixture, password };
+}
+
+export async function login(email: string, password: string, remember_me?: boolean): Promise<string> {
+  const r = await call<{ token: string }>('POST', '/v1/login/', { json: { email, password, ...(remember_me === undefined ? {} : { remember_me }) } });
+  if (r.status !== 200) throw new Error(`login ${email} failed: ${r.status} ${r.text}`);
+  return r.body.token;
+}
+
+export async function seed(fixture: FixtureFile): Promise<void> {
+  await testStack().service.deps.loadFixture(fixture);
+}
