@@ -106,15 +106,27 @@ export class MinuteWindows<In, Row, Acc extends Accumulator<In, Row>> {
     return ok(undefined);
   }
 
-  /** Closes every open minute of pairs that went quiet. */
+  /**
+   * Closes the minutes of pairs that went quiet. A replayed recording (its newest event
+   * already older than the lateness) has nothing more to wait for once it stops, so all its
+   * open minutes close after a short silence. A live pair's clock stands still while it is
+   * quiet, so the wall clock stands in for it: a minute closes once its end plus the
+   * lateness has passed, never earlier, or the pair's next message of the same minute, sent
+   * within the lateness, would find it closed.
+   */
   closeIdle(): void {
     const now = this.now();
     const idleHistorical = this.opts.historicalIdleMs ?? 5_000;
     for (const state of this.pairs.values()) {
       if (state.open.size === 0) continue;
-      const historical = state.watermark < now - this.opts.latenessMs;
-      if (now - state.lastArrival >= (historical ? idleHistorical : this.opts.latenessMs)) {
-        for (const m of [...state.open.keys()].sort((a, b) => a - b)) this.close(state, m);
+      // Judged when its newest message came, not now: a live pair quiet for longer than the
+      // lateness is still live.
+      const historical = state.watermark < state.lastArrival - this.opts.latenessMs;
+      const minutes = [...state.open.keys()].sort((a, b) => a - b);
+      if (historical) {
+        if (now - state.lastArrival >= idleHistorical) for (const m of minutes) this.close(state, m);
+      } else {
+        for (const m of minutes) if (m + MINUTE + this.opts.latenessMs <= now) this.close(state, m);
       }
     }
   }

@@ -80,6 +80,23 @@ describe('minute windows', () => {
     expect(w.takeClosed().map((c) => c.pair)).to.deep.equal(['LIVE/B']);
   });
 
+  it('keeps a live pair\'s minute open through a silence shorter than the minute, with a short lateness', () => {
+    const now = { t: T0 + 5_000 };
+    const w = new MinuteWindows<number, { n: number; sum: number }, Count>({ latenessMs: 10_000, create: () => new Count(), now: () => now.t });
+    w.load([], new Map());
+    expect(w.accept('x', 'D/B', T0 + 5_000, 1, 0, '0').kind).to.equal('ok');
+    now.t = T0 + 30_000; // 25 s of silence, longer than the lateness
+    w.closeIdle();
+    expect(w.takeClosed()).to.have.length(0);
+    expect(w.accept('x', 'D/B', T0 + 30_000, 2, 0, '1').kind).to.equal('ok');
+    now.t = T0 + M + 9_000;
+    w.closeIdle();
+    expect(w.takeClosed()).to.have.length(0);
+    now.t = T0 + M + 10_000; // the minute's end plus the lateness
+    w.closeIdle();
+    expect(w.takeClosed().map((c) => c.row)).to.deep.equal([{ n: 2, sum: 3 }]);
+  });
+
   it('forgets what a partition built, so its re-delivery does not count twice', () => {
     const w = windows();
     w.accept('x', 'A/B', T0, 1, 0, '0');
