@@ -1,22 +1,13 @@
--- Rollups become rows the processors recompute from the minute rows, replacing the
--- materialized views of 003. A view writes its rollup block after the minute block; a
--- process killed between the two kept the minutes and lost their rollup, and the minutes,
--- being written, were never replayed. A recomputed rollup is idempotent instead: after a
--- crash, the hours of the minutes written since the last recorded progress are simply
--- computed again (processors/market/rollups.ts).
-
-DROP VIEW IF EXISTS book_hours_mv;
-DROP VIEW IF EXISTS book_days_mv;
-DROP VIEW IF EXISTS trade_hours_mv;
-DROP VIEW IF EXISTS trade_days_mv;
-DROP VIEW IF EXISTS derivative_hours_mv;
-DROP VIEW IF EXISTS derivative_days_mv;
-DROP TABLE IF EXISTS book_hours;
-DROP TABLE IF EXISTS book_days;
-DROP TABLE IF EXISTS trade_hours;
-DROP TABLE IF EXISTS trade_days;
-DROP TABLE IF EXISTS derivative_hours;
-DROP TABLE IF EXISTS derivative_days;
+-- Hour and day rollups of the minute tables, recomputed by the processors from the minute
+-- rows (processors/market/rollups.ts) rather than fed by materialized views: a view writes
+-- its block after the minute block, so a process killed between the two kept the minutes
+-- and lost their rollup for good. A recomputed rollup is idempotent: after a crash, the
+-- hours of the minutes written since the last recorded progress are computed again, and
+-- ReplacingMergeTree(computed_at) keeps the newest row of each bucket.
+--
+-- Rollups hold sums, counts, minima and maxima, so any window is answered exactly from the
+-- coarsest rows that tile it (api/market/window.ts). Sorted by a coarser time block first
+-- (a day of hours, a month of days), then pair, for the same reason as the minutes.
 
 CREATE TABLE IF NOT EXISTS book_hours (
   exchange LowCardinality(String),
@@ -46,12 +37,14 @@ CREATE TABLE IF NOT EXISTS book_hours (
   computed_at DateTime64(3, 'UTC')
 ) ENGINE = ReplacingMergeTree(computed_at)
 PARTITION BY toYYYYMM(bucket)
-ORDER BY (exchange, pair, bucket);
+ORDER BY (toStartOfDay(bucket), exchange, pair, bucket)
+SETTINGS index_granularity = 1024;
 
 CREATE TABLE IF NOT EXISTS book_days AS book_hours
 ENGINE = ReplacingMergeTree(computed_at)
 PARTITION BY toYear(bucket)
-ORDER BY (exchange, pair, bucket);
+ORDER BY (toStartOfMonth(bucket), exchange, pair, bucket)
+SETTINGS index_granularity = 1024;
 
 CREATE TABLE IF NOT EXISTS trade_hours (
   exchange LowCardinality(String),
@@ -65,12 +58,14 @@ CREATE TABLE IF NOT EXISTS trade_hours (
   computed_at DateTime64(3, 'UTC')
 ) ENGINE = ReplacingMergeTree(computed_at)
 PARTITION BY toYYYYMM(bucket)
-ORDER BY (exchange, pair, bucket);
+ORDER BY (toStartOfDay(bucket), exchange, pair, bucket)
+SETTINGS index_granularity = 1024;
 
 CREATE TABLE IF NOT EXISTS trade_days AS trade_hours
 ENGINE = ReplacingMergeTree(computed_at)
 PARTITION BY toYear(bucket)
-ORDER BY (exchange, pair, bucket);
+ORDER BY (toStartOfMonth(bucket), exchange, pair, bucket)
+SETTINGS index_granularity = 1024;
 
 CREATE TABLE IF NOT EXISTS derivative_hours (
   exchange LowCardinality(String),
@@ -81,9 +76,11 @@ CREATE TABLE IF NOT EXISTS derivative_hours (
   computed_at DateTime64(3, 'UTC')
 ) ENGINE = ReplacingMergeTree(computed_at)
 PARTITION BY toYYYYMM(bucket)
-ORDER BY (exchange, pair, bucket);
+ORDER BY (toStartOfDay(bucket), exchange, pair, bucket)
+SETTINGS index_granularity = 1024;
 
 CREATE TABLE IF NOT EXISTS derivative_days AS derivative_hours
 ENGINE = ReplacingMergeTree(computed_at)
 PARTITION BY toYear(bucket)
-ORDER BY (exchange, pair, bucket);
+ORDER BY (toStartOfMonth(bucket), exchange, pair, bucket)
+SETTINGS index_granularity = 1024;
