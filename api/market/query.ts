@@ -13,6 +13,7 @@ export interface PairRef {
   pair: string;
 }
 
+/** What summary and leaderboard read of the books: prices, tick, depth and level counts. */
 export interface BookPartial {
   exchange: string;
   pair: string;
@@ -22,20 +23,31 @@ export interface BookPartial {
   mid_sum: number;
   first_mid: number;
   last_mid: number;
-  spread_abs_sum: number;
-  spread_bps_sum: number;
   tick: number | null;
   depth_minutes: number;
   bid_depth: number[];
   ask_depth: number[];
   bid_count: number[];
   ask_count: number[];
+}
+
+/** What spread uptime reads: minutes with data, their mids, and up counts per level of L. */
+export interface SpreadUptimePartial {
+  exchange: string;
+  pair: string;
+  b: number;
+  minutes: number;
+  mid_sum: number;
   spread_up: number[];
+}
+
+/** What depth uptime reads: minutes with data and up counts per (amount, level). */
+export interface DepthUptimePartial {
+  exchange: string;
+  pair: string;
+  b: number;
+  minutes: number;
   depth_up: number[];
-  slip_buy_sum: number[];
-  slip_buy_n: number[];
-  slip_sell_sum: number[];
-  slip_sell_n: number[];
 }
 
 export interface TradePartial {
@@ -59,63 +71,46 @@ export interface DerivativePartial {
   open_interest: number;
 }
 
-type Family = 'book' | 'uptime' | 'trade' | 'derivative';
+// Each endpoint reads only the columns it answers from: book rows are wide (arrays of 25
+// levels, 125 depth-uptime counts, slippage), and reading them is most of a query's time.
+type Family = 'book' | 'spread' | 'depth' | 'trade' | 'derivative';
 
-/** What the uptime endpoints read: no depth, count or slippage arrays. */
-export type UptimePartial = Pick<BookPartial, 'exchange' | 'pair' | 'b' | 'minutes' | 'mid_sum' | 'spread_up' | 'depth_up'>;
+const BOOK_TABLES = { minutes: 'book_minutes', hours: 'book_hours', days: 'book_days' };
 
-const BOOK_TABLES = {
-  minutes: { name: 'book_minutes', start: 'minute', final: true },
-  hours: { name: 'book_hours', start: 'bucket', final: true },
-  days: { name: 'book_days', start: 'bucket', final: true },
+const TABLES: Record<Family, Record<Table, string>> = {
+  book: BOOK_TABLES,
+  spread: BOOK_TABLES,
+  depth: BOOK_TABLES,
+  trade: { minutes: 'trade_minutes', hours: 'trade_hours', days: 'trade_days' },
+  derivative: { minutes: 'derivative_minutes', hours: 'derivative_hours', days: 'derivative_days' },
 };
 
-const TABLES: Record<Family, Record<Table, { name: string; start: string; final: boolean }>> = {
-  book: BOOK_TABLES,
-  uptime: BOOK_TABLES,
-  trade: {
-    minutes: { name: 'trade_minutes', start: 'minute', final: true },
-    hours: { name: 'trade_hours', start: 'bucket', final: true },
-    days: { name: 'trade_days', start: 'bucket', final: true },
-  },
-  derivative: {
-    minutes: { name: 'derivative_minutes', start: 'minute', final: true },
-    hours: { name: 'derivative_hours', start: 'bucket', final: true },
-    days: { name: 'derivative_days', start: 'bucket', final: true },
-  },
+/**
+ * Each table kind's start column and the time block that leads its sort key
+ * (schemas/clickhouse/002, 003). A range on the start column alone does not narrow the
+ * primary key here (the engine does not carry it through the block function), so every
+ * range also bounds the block expression itself, which the key matches as written.
+ */
+const STORED: Record<Table, { start: string; block: string }> = {
+  minutes: { start: 'minute', block: 'toStartOfHour' },
+  hours: { start: 'bucket', block: 'toStartOfDay' },
+  days: { start: 'bucket', block: 'toStartOfMonth' },
 };
 
 // Partial aggregates per stored row kind. Aliases end in _p so none shadows a column.
 const BOOK_MINUTE_PARTIALS = `count() AS minutes_p, sum(samples) AS samples_p, sum(mid) AS mid_sum_p,
-  min(first_mid) AS first_p, max(last_mid) AS last_p, sum(spread_abs) AS spread_abs_p, sum(spread_bps) AS spread_bps_p,
-  min(tick) AS tick_p, countIf(depth_samples > 0) AS depth_minutes_p,
+  min(first_mid) AS first_p, max(last_mid) AS last_p, min(tick) AS tick_p, countIf(depth_samples > 0) AS depth_minutes_p,
   sumForEach(bid_depth) AS bid_depth_p, sumForEach(ask_depth) AS ask_depth_p,
-  sumForEach(bid_count) AS bid_count_p, sumForEach(ask_count) AS ask_count_p,
-  sumForEach(arrayMap(l -> toUInt64(spread_bps_max <= l), {levels:Array(Float64)})) AS spread_up_p,
-  sumForEach(arrayMap((d, a) -> toUInt64(d > a),
-    arrayFlatten(arrayWithConstant(length({amounts:Array(Float64)}), arrayResize(min_depth, 25, 0.))),
-    arrayFlatten(arrayMap(a -> arrayWithConstant(25, a), {amounts:Array(Float64)})))) AS depth_up_p,
-  sumForEach(arrayMap(x -> ifNull(x, 0.), slippage_buy)) AS slip_buy_sum_p, sumForEach(arrayMap(x -> toUInt64(isNotNull(x)), slippage_buy)) AS slip_buy_n_p,
-  sumForEach(arrayMap(x -> ifNull(x, 0.), slippage_sell)) AS slip_sell_sum_p, sumForEach(arrayMap(x -> toUInt64(isNotNull(x)), slippage_sell)) AS slip_sell_n_p`;
-
+  sumForEach(bid_count) AS bid_count_p, sumForEach(ask_count) AS ask_count_p`;
 const BOOK_ROLLUP_PARTIALS = `sum(minutes) AS minutes_p, sum(samples) AS samples_p, sum(mid_sum) AS mid_sum_p,
-  min(first) AS first_p, max(last) AS last_p, sum(spread_abs_sum) AS spread_abs_p, sum(spread_bps_sum) AS spread_bps_p,
-  min(tick_min) AS tick_p, sum(depth_minutes) AS depth_minutes_p,
+  min(first) AS first_p, max(last) AS last_p, min(tick_min) AS tick_p, sum(depth_minutes) AS depth_minutes_p,
   sumForEach(bid_depth_sum) AS bid_depth_p, sumForEach(ask_depth_sum) AS ask_depth_p,
-  sumForEach(bid_count_sum) AS bid_count_p, sumForEach(ask_count_sum) AS ask_count_p,
-  sumForEach(spread_up) AS spread_up_p, sumForEach(depth_up) AS depth_up_p,
-  sumForEach(slip_buy_sum) AS slip_buy_sum_p, sumForEach(slip_buy_n) AS slip_buy_n_p,
-  sumForEach(slip_sell_sum) AS slip_sell_sum_p, sumForEach(slip_sell_n) AS slip_sell_n_p`;
-
+  sumForEach(bid_count_sum) AS bid_count_p, sumForEach(ask_count_sum) AS ask_count_p`;
 const BOOK_OUTER = `sum(minutes_p) AS minutes, sum(samples_p) AS samples, sum(mid_sum_p) AS mid_sum,
   tupleElement(min(first_p), 2) AS first_mid, tupleElement(max(last_p), 2) AS last_mid,
-  sum(spread_abs_p) AS spread_abs_sum, sum(spread_bps_p) AS spread_bps_sum, min(tick_p) AS tick,
-  sum(depth_minutes_p) AS depth_minutes,
+  min(tick_p) AS tick, sum(depth_minutes_p) AS depth_minutes,
   sumForEach(bid_depth_p) AS bid_depth, sumForEach(ask_depth_p) AS ask_depth,
-  sumForEach(bid_count_p) AS bid_count, sumForEach(ask_count_p) AS ask_count,
-  sumForEach(spread_up_p) AS spread_up, sumForEach(depth_up_p) AS depth_up,
-  sumForEach(slip_buy_sum_p) AS slip_buy_sum, sumForEach(slip_buy_n_p) AS slip_buy_n,
-  sumForEach(slip_sell_sum_p) AS slip_sell_sum, sumForEach(slip_sell_n_p) AS slip_sell_n`;
+  sumForEach(bid_count_p) AS bid_count, sumForEach(ask_count_p) AS ask_count`;
 
 const TRADE_PARTIALS = `sum(trades) AS trades_p, sum(amount) AS amount_p, sum(notional) AS notional_p,
   sum(volume_usd) AS volume_p, sum(usd_trades) AS usd_trades_p`;
@@ -126,19 +121,24 @@ const DERIVATIVE_PARTIALS = `max(funding) AS funding_p, max(open_interest) AS oi
 const DERIVATIVE_OUTER = `toUnixTimestamp64Milli(tupleElement(max(funding_p), 1)) AS funding_ts, tupleElement(max(funding_p), 2) AS funding,
   toUnixTimestamp64Milli(tupleElement(max(oi_p), 1)) AS oi_ts, tupleElement(max(oi_p), 2) AS open_interest`;
 
-const UPTIME_MINUTE_PARTIALS = `count() AS minutes_p, sum(mid) AS mid_sum_p,
-  sumForEach(arrayMap(l -> toUInt64(spread_bps_max <= l), {levels:Array(Float64)})) AS spread_up_p,
+const SPREAD_MINUTE_PARTIALS = `count() AS minutes_p, sum(mid) AS mid_sum_p,
+  sumForEach(arrayMap(l -> toUInt64(spread_bps_max <= l), {levels:Array(Float64)})) AS spread_up_p`;
+const SPREAD_ROLLUP_PARTIALS = `sum(minutes) AS minutes_p, sum(mid_sum) AS mid_sum_p, sumForEach(spread_up) AS spread_up_p`;
+const SPREAD_OUTER = `sum(minutes_p) AS minutes, sum(mid_sum_p) AS mid_sum, sumForEach(spread_up_p) AS spread_up`;
+
+// Minutes count a depth-up minute per (amount, level), amount-major, for any amounts asked;
+// rollups hold the counts of the standard amounts (processors/metrics/levels.ts).
+const DEPTH_MINUTE_PARTIALS = `count() AS minutes_p,
   sumForEach(arrayMap((d, a) -> toUInt64(d > a),
     arrayFlatten(arrayWithConstant(length({amounts:Array(Float64)}), arrayResize(min_depth, 25, 0.))),
     arrayFlatten(arrayMap(a -> arrayWithConstant(25, a), {amounts:Array(Float64)})))) AS depth_up_p`;
-const UPTIME_ROLLUP_PARTIALS = `sum(minutes) AS minutes_p, sum(mid_sum) AS mid_sum_p,
-  sumForEach(spread_up) AS spread_up_p, sumForEach(depth_up) AS depth_up_p`;
-const UPTIME_OUTER = `sum(minutes_p) AS minutes, sum(mid_sum_p) AS mid_sum,
-  sumForEach(spread_up_p) AS spread_up, sumForEach(depth_up_p) AS depth_up`;
+const DEPTH_ROLLUP_PARTIALS = `sum(minutes) AS minutes_p, sumForEach(depth_up) AS depth_up_p`;
+const DEPTH_OUTER = `sum(minutes_p) AS minutes, sumForEach(depth_up_p) AS depth_up`;
 
 const PARTIALS: Record<Family, { minutes: string; rollup: string; outer: string }> = {
   book: { minutes: BOOK_MINUTE_PARTIALS, rollup: BOOK_ROLLUP_PARTIALS, outer: BOOK_OUTER },
-  uptime: { minutes: UPTIME_MINUTE_PARTIALS, rollup: UPTIME_ROLLUP_PARTIALS, outer: UPTIME_OUTER },
+  spread: { minutes: SPREAD_MINUTE_PARTIALS, rollup: SPREAD_ROLLUP_PARTIALS, outer: SPREAD_OUTER },
+  depth: { minutes: DEPTH_MINUTE_PARTIALS, rollup: DEPTH_ROLLUP_PARTIALS, outer: DEPTH_OUTER },
   trade: { minutes: TRADE_PARTIALS, rollup: TRADE_PARTIALS, outer: TRADE_OUTER },
   derivative: { minutes: DERIVATIVE_PARTIALS, rollup: DERIVATIVE_PARTIALS, outer: DERIVATIVE_OUTER },
 };
@@ -173,17 +173,19 @@ function buildSql(family: Family, q: MarketQuery, params: Params): string | unde
   for (const table of ['minutes', 'hours', 'days'] as const) {
     const pieces = q.pieces.filter((p) => p.table === table);
     if (pieces.length === 0) continue;
-    const t = TABLES[family][table];
+    const { start, block } = STORED[table];
     const k = table[0];
     params[`${k}_from`] = pieces.map((p) => p.from / 1000);
     params[`${k}_to`] = pieces.map((p) => p.to / 1000);
-    params[`${k}_table`] = t.name;
+    params[`${k}_table`] = TABLES[family][table];
     // One index-usable range per piece: a min..max bound would read every row between
     // the window's two edge pieces.
     const ranges = pieces.map((p, i) => {
+      const [f, t] = [`{${k}_f${i}:UInt32}`, `{${k}_t${i}:UInt32}`];
       params[`${k}_f${i}`] = p.from / 1000;
       params[`${k}_t${i}`] = p.to / 1000;
-      return `(${t.start} >= toDateTime({${k}_f${i}:UInt32}, 'UTC') AND ${t.start} < toDateTime({${k}_t${i}:UInt32}, 'UTC'))`;
+      return `(${block}(${start}) >= ${block}(toDateTime(${f}, 'UTC')) AND ${block}(${start}) <= ${block}(toDateTime(${t} - 1, 'UTC'))
+        AND ${start} >= toDateTime(${f}, 'UTC') AND ${start} < toDateTime(${t}, 'UTC'))`;
     });
     params[`${k}_bucket`] = pieces.map((p) => p.bucket ?? 0);
     // `c`: the bucket index of the piece the row falls in (pieces of one bucket may be in
@@ -195,8 +197,8 @@ function buildSql(family: Family, q: MarketQuery, params: Params): string | unde
           ? `{${k}_bucket:Array(UInt32)}[arrayFirstIndex((f, e) -> t >= f AND t < e, {${k}_from:Array(DateTime('UTC'))}, {${k}_to:Array(DateTime('UTC'))})]`
           : BUCKET_EXPR[q.interval];
     const partials = table === 'minutes' ? PARTIALS[family].minutes : PARTIALS[family].rollup;
-    parts.push(`WITH ${t.start} AS t SELECT exchange, pair, ${bucket} AS b, ${partials}
-      FROM {${k}_table:Identifier} ${t.final ? 'FINAL' : ''}
+    parts.push(`WITH ${start} AS t SELECT exchange, pair, ${bucket} AS b, ${partials}
+      FROM {${k}_table:Identifier} FINAL
       WHERE (exchange, pair) IN {pairs:Array(Tuple(String, String))} AND (${ranges.join(' OR ')})
       GROUP BY exchange, pair, b`);
   }
@@ -226,9 +228,12 @@ export class MarketRepository {
     return this.run<BookPartial>('book', q);
   }
 
-  /** Only what spread and depth uptime need: minutes, mids and the up counts. */
-  uptime(q: MarketQuery): Promise<UptimePartial[]> {
-    return this.run<UptimePartial>('uptime', q);
+  spreadUptime(q: MarketQuery): Promise<SpreadUptimePartial[]> {
+    return this.run<SpreadUptimePartial>('spread', q);
+  }
+
+  depthUptime(q: MarketQuery): Promise<DepthUptimePartial[]> {
+    return this.run<DepthUptimePartial>('depth', q);
   }
 
   trades(q: MarketQuery): Promise<TradePartial[]> {

@@ -2,7 +2,7 @@
 // definitions of addendum section 4: means over minutes with data, sums for volume,
 // uptime = 100 x up minutes / minutes with data, latest funding and open interest.
 import { LEVELS_BPS, UPTIME_AMOUNTS_USD, levelName } from '../../processors/metrics/levels.ts';
-import type { BookPartial, DerivativePartial, TradePartial, UptimePartial } from './query.ts';
+import type { BookPartial, DepthUptimePartial, DerivativePartial, SpreadUptimePartial, TradePartial } from './query.ts';
 
 export type Row = Record<string, unknown>;
 
@@ -60,14 +60,14 @@ export function depthColumns(b: BookPartial | undefined, levels: number[], famil
   return out;
 }
 
-export function spreadUptime(b: UptimePartial, levels: number[], names: string[]): Row {
+export function spreadUptime(b: SpreadUptimePartial, levels: number[], names: string[]): Row {
   const out: Row = {};
   levels.forEach((l, k) => (out[names[k]!] = 100 * ((b.spread_up[idx(l)] ?? 0) / b.minutes)));
   return out;
 }
 
 /** `amountsRead` is the order of amounts the depth_up array was computed for. */
-export function depthUptime(b: UptimePartial, amounts: number[], levels: number[], amountsRead: readonly number[] = UPTIME_AMOUNTS_USD): Row {
+export function depthUptime(b: DepthUptimePartial, amounts: number[], levels: number[], amountsRead: readonly number[] = UPTIME_AMOUNTS_USD): Row {
   const out: Row = {};
   for (const a of amounts) {
     const ai = amountsRead.indexOf(a);

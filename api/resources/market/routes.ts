@@ -49,6 +49,16 @@ function timestampOf(w: WindowParams, b: number): Row {
   return bucket ? { timestamp: ts, interval: bucket.interval } : { timestamp: ts };
 }
 
+/** timestampOf, once per bucket: a response has many pairs per bucket, and luxon is slow. */
+function timestamps(w: WindowParams): (b: number) => Row {
+  const seen = new Map<number, Row>();
+  return (b) => {
+    let t = seen.get(b);
+    if (!t) seen.set(b, (t = timestampOf(w, b)));
+    return t;
+  };
+}
+
 export function marketRoutes(router: Router, deps: ApiDeps): void {
   const market = new MarketRepository(deps.ch);
 
@@ -175,9 +185,10 @@ export function marketRoutes(router: Router, deps: ApiDeps): void {
     const { p, scope, window, assets, levels } = await common(ctx, raw);
     p.throwIfAny();
     const pairs = pairsOf(scope, assets);
-    const books = await market.uptime({ pairs, interval: window.interval, zone: window.zone, pieces: window.plan.pieces });
+    const books = await market.spreadUptime({ pairs, interval: window.interval, zone: window.zone, pieces: window.plan.pieces });
     const meta = new Map(pairs.map((x) => [`${x.exchange}\u0000${x.pair}`, x]));
     const names = levels.map((l) => `${levelName(l)}bps`);
+    const timestamp = timestamps(window);
     const rows = sortRows(books)
       .filter((b) => b.minutes > 0)
       .map((b) => ({
@@ -185,7 +196,7 @@ export function marketRoutes(router: Router, deps: ApiDeps): void {
         exchange: b.exchange,
         pair: b.pair,
         mid_price: twap(b),
-        ...timestampOf(window, b.b),
+        ...timestamp(b.b),
         ...spreadUptime(b, levels, names),
       }));
     const columns = ['asset', 'exchange', 'pair', 'mid_price', ...timeColumns(window), ...levels.map((l) => `${levelName(l)}bps`)];
@@ -209,15 +220,16 @@ export function marketRoutes(router: Router, deps: ApiDeps): void {
       pieces = pieces.map((x) => ({ ...x, table: 'minutes' as const }));
     }
     const pairs = pairsOf(scope, assets);
-    const books = await market.uptime({ pairs, interval: window.interval, zone: window.zone, pieces, amounts: standard ? undefined : amounts });
+    const books = await market.depthUptime({ pairs, interval: window.interval, zone: window.zone, pieces, amounts: standard ? undefined : amounts });
     const meta = new Map(pairs.map((x) => [`${x.exchange}\u0000${x.pair}`, x]));
+    const timestamp = timestamps(window);
     const rows = sortRows(books)
       .filter((b) => b.minutes > 0)
       .map((b) => ({
         asset: meta.get(`${b.exchange}\u0000${b.pair}`)?.asset,
         exchange: b.exchange,
         pair: b.pair,
-        ...timestampOf(window, b.b),
+        ...timestamp(b.b),
         ...depthUptime(b, amounts, levels, standard ? UPTIME_AMOUNTS_USD : amounts),
       }));
     const columns = ['asset', 'exchange', 'pair', ...timeColumns(window), ...amounts.flatMap((a) => levels.map((l) => `${levelName(a)}_at_${levelName(l)}bps`))];
@@ -273,9 +285,10 @@ function timeColumns(w: WindowParams): string[] {
   return w.interval === 'c' ? ['timestamp', 'interval'] : ['timestamp'];
 }
 
-/** Stable order: pair, then bucket. */
+/** Stable order: pair, then bucket. Code-unit order: localeCompare costs seconds on 50,000 rows. */
 function sortRows<T extends { exchange: string; pair: string; b: number }>(rows: T[]): T[] {
-  return [...rows].sort((x, y) => x.exchange.localeCompare(y.exchange) || x.pair.localeCompare(y.pair) || x.b - y.b);
+  const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+  return [...rows].sort((x, y) => cmp(x.exchange, y.exchange) || cmp(x.pair, y.pair) || x.b - y.b);
 }
 
 export type { BookPartial, DerivativePartial, TradePartial };
