@@ -4,7 +4,7 @@
 // reference data of 300 pairs through the fixture loader and 30 days of their minute rows
 // (book, trade, derivative) generated inside ClickHouse with INSERT ... SELECT ... FROM
 // numbers(), with their hour and day rollups filled as ingestion fills them (by the
-// materialized views where the schema has them, else by the processors' Rollups).
+// processors' Rollups).
 // Then, for summary (7 days, all assets), leaderboard (page 1 by volume, 7 days) and
 // spread uptime (1h buckets over 7 days), it times N requests over HTTP and N runs of the
 // very SQL the endpoint ran (recorded from the API's connection: MarketRepository's
@@ -28,7 +28,7 @@ import { DERIVATIVES_GROUP } from '../processors/derivatives/processor.ts';
 import { Rollups } from '../processors/market/rollups.ts';
 import { ORDERBOOK_GROUP } from '../processors/orderbook/processor.ts';
 import { TRADES_GROUP } from '../processors/trades/processor.ts';
-import { startService, type Service } from '../ops/service.ts';
+import { API_CLICKHOUSE_CONNECTIONS, startService, type Service } from '../ops/service.ts';
 import {
   benchWorld,
   check,
@@ -143,7 +143,7 @@ async function main(r: BenchRun): Promise<Figure[]> {
   say(NAME, `reference data loaded: ${summary.exchanges} exchanges, ${summary.assets} assets, ${summary.pairs} pairs, a staff user`);
 
   const loader = openClickHouse(config, 'bench-load');
-  const bare = openClickHouse(config, 'bench-bare');
+  const bare = openClickHouse(config, 'bench-bare', { connections: API_CLICKHOUSE_CONNECTIONS });
   const loaders = Array.from({ length: LOAD_CONNECTIONS }, (_, i) => openClickHouse(config, `bench-load-${i}`));
   r.onCleanup(async () => {
     await Promise.allSettled([loader, bare, ...loaders].map((c) => c.close()));
@@ -445,8 +445,8 @@ async function loadHistory(ch: ClickHouse, conns: ClickHouse[], world: BenchWorl
   const D = arrays(perps);
   say(NAME, `loading ${DAYS} days of minute history for ${all.length} pairs (${fmtInt(DAYS * 1440 * all.length)} book minute rows, trade and derivative minutes, their hour and day rollups)...`);
   const t0 = performance.now();
-  // A day per insert, on LOAD_CONNECTIONS connections at once: each insert (and the views
-  // it feeds) runs on one core, so two keep both cores busy.
+  // A day per insert, on LOAD_CONNECTIONS connections at once: each insert (and its rollup
+  // recompute) runs on one core, so two keep both cores busy.
   // Chunks are UTC days (the first and last partial), so no hour or day row is shared by two.
   const chunks: [number, number][] = [];
   for (let s = start; s < end; ) {
@@ -455,11 +455,7 @@ async function loadHistory(ch: ClickHouse, conns: ClickHouse[], world: BenchWorl
     s = e;
   }
   const total = chunks.length;
-  // Materialized views (schemas/clickhouse/003) fill the rollups as the minutes go in; without
-  // them the processors recompute the hours and days of what they write (Rollups), and so
-  // does the loader.
-  const views = Number((await ch.query<{ n: number }>("SELECT count() AS n FROM system.tables WHERE database = currentDatabase() AND name = 'book_hours_mv'"))[0]?.n ?? 0) > 0;
-  say(NAME, views ? 'rollups: materialized views fill them as minutes are inserted' : 'rollups: recomputed with the processors\' Rollups after each day of minutes');
+  // The processors recompute the hours and days of what they write (Rollups); so does the loader.
   let done = 0;
   const worker = async (conn: ClickHouse) => {
     for (let chunk = chunks.shift(); chunk !== undefined; chunk = chunks.shift()) {
@@ -471,19 +467,17 @@ async function loadHistory(ch: ClickHouse, conns: ClickHouse[], world: BenchWorl
       await conn.command(TRADE_SQL, { ...A, start: s, n: minutes * A.np });
       if (D.np > 0) await conn.command(DERIVATIVE_SQL, { ...D, start: s, n: minutes * D.np });
       const tr = performance.now();
-      if (!views) {
-        const hours: number[] = [];
-        for (let h = Math.floor(s / 3600) * 3600; h < e; h += 3600) hours.push(h * 1000);
-        const keys = (ps: BenchWorld['pairs']) => ps.flatMap((p) => hours.map((minute) => ({ exchange: p.exchange, pair: p.pair, minute })));
-        await new Rollups(conn, 'book_minutes').recompute(keys(all));
-        await new Rollups(conn, 'trade_minutes').recompute(keys(all));
-        await new Rollups(conn, 'derivative_minutes').recompute(keys(perps));
-      }
+      const hours: number[] = [];
+      for (let h = Math.floor(s / 3600) * 3600; h < e; h += 3600) hours.push(h * 1000);
+      const keys = (ps: BenchWorld['pairs']) => ps.flatMap((p) => hours.map((minute) => ({ exchange: p.exchange, pair: p.pair, minute })));
+      await new Rollups(conn, 'book_minutes').recompute(keys(all));
+      await new Rollups(conn, 'trade_minutes').recompute(keys(all));
+      await new Rollups(conn, 'derivative_minutes').recompute(keys(perps));
       done++;
       const elapsed = (performance.now() - t0) / 1000;
       say(
         NAME,
-        `  ${new Date(s * 1000).toISOString().slice(0, 16)} to ${new Date(e * 1000).toISOString().slice(11, 16)} (${done}/${total}): books ${fmtMs(tb - t)}, trades + derivatives ${fmtMs(tr - tb)}${views ? '' : `, rollups ${fmtMs(performance.now() - tr)}`}; ${elapsed.toFixed(0)} s so far, ~${((elapsed / done) * (total - done)).toFixed(0)} s to go`,
+        `  ${new Date(s * 1000).toISOString().slice(0, 16)} to ${new Date(e * 1000).toISOString().slice(11, 16)} (${done}/${total}): books ${fmtMs(tb - t)}, trades + derivatives ${fmtMs(tr - tb)}, rollups ${fmtMs(performance.now() - tr)}; ${elapsed.toFixed(0)} s so far, ~${((elapsed / done) * (total - done)).toFixed(0)} s to go`,
       );
     }
   };

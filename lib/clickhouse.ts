@@ -32,20 +32,43 @@ export class ClickHouseQueryError extends Error {
 
 let querySeq = 0;
 
-/** Opens one connection. Name it after its user ("api", "ingest"): ids in errors carry it. */
-export function openClickHouse(config: Pick<Config, 'clickhouseUrl' | 'clickhouseDatabase' | 'dataDir'>, name: string): ClickHouse {
-  let client: ClickHouseClient;
+export interface OpenOptions {
+  /**
+   * Embedded engine only: connections to open and spread statements over, least busy
+   * first. One chdb connection runs one statement at a time; several run concurrently.
+   * A server client already keeps a pool of HTTP connections.
+   */
+  connections?: number;
+}
+
+/** Opens a connection (or a few). Name it after its user ("api", "ingest"): ids in errors carry it. */
+export function openClickHouse(config: Pick<Config, 'clickhouseUrl' | 'clickhouseDatabase' | 'dataDir'>, name: string, opts: OpenOptions = {}): ClickHouse {
+  const clients: ClickHouseClient[] = [];
   if (config.clickhouseUrl) {
-    client = createClient({ url: config.clickhouseUrl, database: config.clickhouseDatabase, request_timeout: 120_000 });
+    clients.push(createClient({ url: config.clickhouseUrl, database: config.clickhouseDatabase, request_timeout: 120_000 }));
   } else {
     const dir = path.join(config.dataDir, 'clickhouse');
     fs.mkdirSync(dir, { recursive: true });
-    // chdb ignores `database`: the embedded folder is ours alone, so tables live in `default`.
-    // @clickhouse/client bundles its own copy of client-common, whose types chdb's Connection
-    // matches structurally but not nominally; the cast bridges the two copies.
-    const connection = createChdbConnection({ path: dir }) as unknown as ChdbAsClientConnection;
-    client = createClient({ connection });
+    for (let i = 0; i < Math.max(1, opts.connections ?? 1); i++) {
+      // chdb ignores `database`: the embedded folder is ours alone, so tables live in `default`.
+      // @clickhouse/client bundles its own copy of client-common, whose types chdb's Connection
+      // matches structurally but not nominally; the cast bridges the two copies.
+      const connection = createChdbConnection({ path: dir }) as unknown as ChdbAsClientConnection;
+      clients.push(createClient({ connection }));
+    }
   }
+  const busy = clients.map(() => 0);
+  /** Runs fn on the least busy client. */
+  const onClient = async <T>(fn: (client: ClickHouseClient) => Promise<T>): Promise<T> => {
+    let i = 0;
+    for (let j = 1; j < clients.length; j++) if (busy[j]! < busy[i]!) i = j;
+    busy[i]!++;
+    try {
+      return await fn(clients[i]!);
+    } finally {
+      busy[i]!--;
+    }
+  };
   const nextId = () => `${name}-${process.pid}-${++querySeq}`;
   const wrap = async <T>(fn: (queryId: string) => Promise<T>): Promise<T> => {
     const queryId = nextId();
@@ -61,12 +84,14 @@ export function openClickHouse(config: Pick<Config, 'clickhouseUrl' | 'clickhous
       wrap(async (query_id) => {
         // 64-bit integers as JSON numbers, on every query (see insert for why explicit).
         const clickhouse_settings: ClickHouseSettings = { output_format_json_quote_64bit_integers: 0, ...settings };
-        const rs = await client.query({ query: sql, query_params: params, format: 'JSONEachRow', query_id, clickhouse_settings });
-        return rs.json<T>();
+        return onClient(async (client) => {
+          const rs = await client.query({ query: sql, query_params: params, format: 'JSONEachRow', query_id, clickhouse_settings });
+          return rs.json<T>();
+        });
       }),
     command: (sql, params = {}) =>
       wrap(async (query_id) => {
-        await client.command({ query: sql, query_params: params, query_id });
+        await onClient((client) => client.command({ query: sql, query_params: params, query_id }));
       }),
     insert: (table, rows, opts = {}) =>
       wrap(async (query_id) => {
@@ -79,9 +104,11 @@ export function openClickHouse(config: Pick<Config, 'clickhouseUrl' | 'clickhous
           // ...and keep the materialized views fed by this table from counting it twice.
           deduplicate_blocks_in_dependent_materialized_views: opts.dedupToken ? 1 : 0,
         };
-        await client.insert({ table, values: rows, format: 'JSONEachRow', query_id, clickhouse_settings });
+        await onClient((client) => client.insert({ table, values: rows, format: 'JSONEachRow', query_id, clickhouse_settings }));
       }),
-    close: () => client.close(),
+    close: async () => {
+      await Promise.all(clients.map((c) => c.close()));
+    },
   };
 }
 

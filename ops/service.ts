@@ -55,9 +55,15 @@ export function opsTokenPath(config: Pick<Config, 'dataDir'>): string {
   return path.join(config.dataDir, 'run', 'ops-token');
 }
 
+/**
+ * The API's connections to the embedded engine: an endpoint runs its queries (books,
+ * trades, derivatives) at once, and requests overlap; two match the two cores here.
+ */
+export const API_CLICKHOUSE_CONNECTIONS = 2;
+
 export async function startService(config: Config, log: Logger, opts: ServiceOptions = {}): Promise<Service> {
   await ensureDatabase(config);
-  const apiCh = openClickHouse(config, 'api');
+  const apiCh = openClickHouse(config, 'api', { connections: API_CLICKHOUSE_CONNECTIONS });
   const ingestCh = openClickHouse(config, 'ingest');
   const applied = await migrate(ingestCh, log.child('migrate'));
   if (applied > 0) log.info('migrations applied', { count: applied });
