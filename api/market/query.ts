@@ -203,9 +203,12 @@ function buildSql(family: Family, q: MarketQuery, params: Params): string | unde
       GROUP BY exchange, pair, b`);
   }
   if (parts.length === 0) return undefined;
-  return `SELECT exchange, pair, b, ${PARTIALS[family].outer} FROM (${parts.join('\nUNION ALL\n')}) GROUP BY exchange, pair, b`;
+  // Ordered here, by bytes: cheaper than in Node, and the order responses list rows in.
+  return `SELECT exchange, pair, b, ${PARTIALS[family].outer} FROM (${parts.join('\nUNION ALL\n')})
+    GROUP BY exchange, pair, b ORDER BY exchange, pair, b`;
 }
 
+/** Partials per pair and bucket, ordered by exchange, pair and bucket. */
 export class MarketRepository {
   constructor(private readonly ch: ClickHouse) {}
 

@@ -60,18 +60,40 @@ export function depthColumns(b: BookPartial | undefined, levels: number[], famil
   return out;
 }
 
-export function spreadUptime(b: SpreadUptimePartial, levels: number[], names: string[]): Row {
-  const out: Row = {};
-  levels.forEach((l, k) => (out[names[k]!] = 100 * ((b.spread_up[idx(l)] ?? 0) / b.minutes)));
-  return out;
+// Uptime responses may hold 50,000 rows of 25 levels and more: their rows are copies of a
+// blank row (blankRow) filled in place by writers made once per request. Rows built by
+// adding 30 keys one by one fall into V8's slow dictionary mode, and building them and
+// JSON.stringify took twice as long as the query (measured in docs/benchmarks.md).
+
+/** A blank row with every column set to null: copies of one parsed template share a fast shape. */
+export function blankRow(columns: string[]): () => Row {
+  const template = JSON.parse(JSON.stringify(Object.fromEntries(columns.map((c) => [c, null])))) as Row;
+  return () => ({ ...template });
 }
 
-/** `amountsRead` is the order of amounts the depth_up array was computed for. */
-export function depthUptime(b: DepthUptimePartial, amounts: number[], levels: number[], amountsRead: readonly number[] = UPTIME_AMOUNTS_USD): Row {
-  const out: Row = {};
+/** Writes `<L>bps` spread uptime (percent of minutes with data) for the requested levels. */
+export function spreadUptimeColumns(levels: number[]): (b: SpreadUptimePartial, row: Row) => void {
+  const names = levels.map((l) => `${levelName(l)}bps`);
+  const at = levels.map(idx);
+  return (b, row) => {
+    for (let k = 0; k < at.length; k++) row[names[k]!] = 100 * ((b.spread_up[at[k]!] ?? 0) / b.minutes);
+  };
+}
+
+/**
+ * Writes `<amount>_at_<L>bps` depth uptime. `amountsRead` is the order of amounts the
+ * depth_up array was computed for (amount-major, 25 levels each).
+ */
+export function depthUptimeColumns(amounts: number[], levels: number[], amountsRead: readonly number[] = UPTIME_AMOUNTS_USD): (b: DepthUptimePartial, row: Row) => void {
+  const names: string[] = [];
+  const at: number[] = [];
   for (const a of amounts) {
-    const ai = amountsRead.indexOf(a);
-    for (const l of levels) out[`${levelName(a)}_at_${levelName(l)}bps`] = 100 * ((b.depth_up[ai * LEVELS_BPS.length + idx(l)] ?? 0) / b.minutes);
+    for (const l of levels) {
+      names.push(`${levelName(a)}_at_${levelName(l)}bps`);
+      at.push(amountsRead.indexOf(a) * LEVELS_BPS.length + idx(l));
+    }
   }
-  return out;
+  return (b, row) => {
+    for (let k = 0; k < at.length; k++) row[names[k]!] = 100 * ((b.depth_up[at[k]!] ?? 0) / b.minutes);
+  };
 }

@@ -11,7 +11,7 @@ import { badRequest } from '../../http/errors.ts';
 import { sendRows, wantsCsv } from '../../market/csv.ts';
 import { Problems, list, parseAmounts, parseAssets, parseLevels, parseWindow, type RawParams, type WindowParams } from '../../market/params.ts';
 import { MarketRepository, type BookPartial, type DerivativePartial, type TradePartial } from '../../market/query.ts';
-import { depthColumns, depthUptime, derivatives, priceChange, spreadUptime, tick, twap, volume, vwap, type Row } from '../../market/rows.ts';
+import { blankRow, depthColumns, depthUptimeColumns, derivatives, priceChange, spreadUptimeColumns, tick, twap, volume, vwap, type Row } from '../../market/rows.ts';
 import { callerScope } from '../../market/scope.ts';
 import { planBuckets, type Interval } from '../../market/window.ts';
 import { presentExchange } from '../presenters.ts';
@@ -186,20 +186,23 @@ export function marketRoutes(router: Router, deps: ApiDeps): void {
     p.throwIfAny();
     const pairs = pairsOf(scope, assets);
     const books = await market.spreadUptime({ pairs, interval: window.interval, zone: window.zone, pieces: window.plan.pieces });
-    const meta = new Map(pairs.map((x) => [`${x.exchange}\u0000${x.pair}`, x]));
-    const names = levels.map((l) => `${levelName(l)}bps`);
-    const timestamp = timestamps(window);
-    const rows = sortRows(books)
-      .filter((b) => b.minutes > 0)
-      .map((b) => ({
-        asset: meta.get(`${b.exchange}\u0000${b.pair}`)?.asset,
-        exchange: b.exchange,
-        pair: b.pair,
-        mid_price: twap(b),
-        ...timestamp(b.b),
-        ...spreadUptime(b, levels, names),
-      }));
     const columns = ['asset', 'exchange', 'pair', 'mid_price', ...timeColumns(window), ...levels.map((l) => `${levelName(l)}bps`)];
+    const assetOf = new Map(pairs.map((x) => [`${x.exchange}\u0000${x.pair}`, x.asset]));
+    const timestamp = timestamps(window);
+    const blank = blankRow(columns);
+    const write = spreadUptimeColumns(levels);
+    const rows: Row[] = [];
+    for (const b of books) {
+      if (b.minutes === 0) continue;
+      const row = blank();
+      row.asset = assetOf.get(`${b.exchange}\u0000${b.pair}`);
+      row.exchange = b.exchange;
+      row.pair = b.pair;
+      row.mid_price = twap(b);
+      Object.assign(row, timestamp(b.b));
+      write(b, row);
+      rows.push(row);
+    }
     sendRows(ctx, rows, columns, out);
   });
 
@@ -221,18 +224,22 @@ export function marketRoutes(router: Router, deps: ApiDeps): void {
     }
     const pairs = pairsOf(scope, assets);
     const books = await market.depthUptime({ pairs, interval: window.interval, zone: window.zone, pieces, amounts: standard ? undefined : amounts });
-    const meta = new Map(pairs.map((x) => [`${x.exchange}\u0000${x.pair}`, x]));
-    const timestamp = timestamps(window);
-    const rows = sortRows(books)
-      .filter((b) => b.minutes > 0)
-      .map((b) => ({
-        asset: meta.get(`${b.exchange}\u0000${b.pair}`)?.asset,
-        exchange: b.exchange,
-        pair: b.pair,
-        ...timestamp(b.b),
-        ...depthUptime(b, amounts, levels, standard ? UPTIME_AMOUNTS_USD : amounts),
-      }));
     const columns = ['asset', 'exchange', 'pair', ...timeColumns(window), ...amounts.flatMap((a) => levels.map((l) => `${levelName(a)}_at_${levelName(l)}bps`))];
+    const assetOf = new Map(pairs.map((x) => [`${x.exchange}\u0000${x.pair}`, x.asset]));
+    const timestamp = timestamps(window);
+    const blank = blankRow(columns);
+    const write = depthUptimeColumns(amounts, levels, standard ? UPTIME_AMOUNTS_USD : amounts);
+    const rows: Row[] = [];
+    for (const b of books) {
+      if (b.minutes === 0) continue;
+      const row = blank();
+      row.asset = assetOf.get(`${b.exchange}\u0000${b.pair}`);
+      row.exchange = b.exchange;
+      row.pair = b.pair;
+      Object.assign(row, timestamp(b.b));
+      write(b, row);
+      rows.push(row);
+    }
     sendRows(ctx, rows, columns, out);
   });
 
@@ -264,7 +271,7 @@ export function marketRoutes(router: Router, deps: ApiDeps): void {
       return;
     }
     const buckets = new Map<string, Row & { regions: Record<string, number>; total_volume: number }>();
-    for (const t of sortRows(trades)) {
+    for (const t of trades) {
       const asset = assetOf.get(`${t.exchange}\u0000${t.pair}`)!;
       const k = `${t.b}\u0000${asset}`;
       let row = buckets.get(k);
@@ -283,12 +290,6 @@ export function marketRoutes(router: Router, deps: ApiDeps): void {
 function timeColumns(w: WindowParams): string[] {
   if (w.interval === 'a') return [];
   return w.interval === 'c' ? ['timestamp', 'interval'] : ['timestamp'];
-}
-
-/** Stable order: pair, then bucket. Code-unit order: localeCompare costs seconds on 50,000 rows. */
-function sortRows<T extends { exchange: string; pair: string; b: number }>(rows: T[]): T[] {
-  const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
-  return [...rows].sort((x, y) => cmp(x.exchange, y.exchange) || cmp(x.pair, y.pair) || x.b - y.b);
 }
 
 export type { BookPartial, DerivativePartial, TradePartial };
