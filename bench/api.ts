@@ -28,7 +28,7 @@ import { DERIVATIVES_GROUP } from '../processors/derivatives/processor.ts';
 import { Rollups } from '../processors/market/rollups.ts';
 import { ORDERBOOK_GROUP } from '../processors/orderbook/processor.ts';
 import { TRADES_GROUP } from '../processors/trades/processor.ts';
-import { API_CLICKHOUSE_CONNECTIONS, startService, type Service } from '../ops/service.ts';
+import { API_CLICKHOUSE, startService, type Service } from '../ops/service.ts';
 import {
   benchWorld,
   check,
@@ -143,7 +143,7 @@ async function main(r: BenchRun): Promise<Figure[]> {
   say(NAME, `reference data loaded: ${summary.exchanges} exchanges, ${summary.assets} assets, ${summary.pairs} pairs, a staff user`);
 
   const loader = openClickHouse(config, 'bench-load');
-  const bare = openClickHouse(config, 'bench-bare', { connections: API_CLICKHOUSE_CONNECTIONS });
+  const bare = openClickHouse(config, 'bench-bare', API_CLICKHOUSE);
   const loaders = Array.from({ length: LOAD_CONNECTIONS }, (_, i) => openClickHouse(config, `bench-load-${i}`));
   r.onCleanup(async () => {
     await Promise.allSettled([loader, bare, ...loaders].map((c) => c.close()));

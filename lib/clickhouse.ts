@@ -39,6 +39,11 @@ export interface OpenOptions {
    * A server client already keeps a pool of HTTP connections.
    */
   connections?: number;
+  /**
+   * Embedded engine only: max_threads of each query. The engine's default (4 here) loses
+   * to 1 or 2 on two cores once connections run side by side; a server keeps its own.
+   */
+  threadsPerQuery?: number;
 }
 
 /** Opens a connection (or a few). Name it after its user ("api", "ingest"): ids in errors carry it. */
@@ -58,6 +63,7 @@ export function openClickHouse(config: Pick<Config, 'clickhouseUrl' | 'clickhous
     }
   }
   const busy = clients.map(() => 0);
+  const threads: ClickHouseSettings = !config.clickhouseUrl && opts.threadsPerQuery ? { max_threads: opts.threadsPerQuery } : {};
   /** Runs fn on the least busy client. */
   const onClient = async <T>(fn: (client: ClickHouseClient) => Promise<T>): Promise<T> => {
     let i = 0;
@@ -83,7 +89,7 @@ export function openClickHouse(config: Pick<Config, 'clickhouseUrl' | 'clickhous
     query: <T>(sql: string, params: Params = {}, settings?: ClickHouseSettings) =>
       wrap(async (query_id) => {
         // 64-bit integers as JSON numbers, on every query (see insert for why explicit).
-        const clickhouse_settings: ClickHouseSettings = { output_format_json_quote_64bit_integers: 0, ...settings };
+        const clickhouse_settings: ClickHouseSettings = { output_format_json_quote_64bit_integers: 0, ...threads, ...settings };
         return onClient(async (client) => {
           const rs = await client.query({ query: sql, query_params: params, format: 'JSONEachRow', query_id, clickhouse_settings });
           return rs.json<T>();
