@@ -17,11 +17,13 @@ export class KnownPairs {
     return `${exchange}:${pair}`;
   }
 
-  async has(exchange: string, pair: string): Promise<boolean> {
+  /** Synchronous while the cache is fresh enough to answer (every message but a few). */
+  has(exchange: string, pair: string): boolean | Promise<boolean> {
     const key = KnownPairs.key(exchange, pair);
+    const known = this.pairs.has(key);
     const age = Date.now() - this.loadedAt;
-    if (age > this.maxAgeMs || (!this.pairs.has(key) && age > 1000)) await this.refresh();
-    return this.pairs.has(key);
+    if (age > this.maxAgeMs || (!known && age > 1000)) return this.refresh().then(() => this.pairs.has(key));
+    return known;
   }
 
   refresh(): Promise<void> {

@@ -20,7 +20,9 @@ export interface MarketMessage {
 
 export interface WindowSpec<Msg extends MarketMessage, In, Row extends object> {
   validate: ValidateFunction<Msg>;
-  /** Turns a valid message into what its minute accumulates (or skips / dead-letters it). */
+  /** Turns a valid message into what its minute accumulates (or skips / dead-letters it).
+   * The value is added to its minute (or dropped) before compute is called again, so it
+   * may share memory with the next call's. */
   compute(msg: Msg, ts: number): Outcome<In>;
   create(): Accumulator<In, Row>;
 }
@@ -55,14 +57,21 @@ export class WindowedPipeline<Msg extends MarketMessage, In, Row extends object>
     this.windows = new MinuteWindows({ latenessMs: deps.latenessMs, create: spec.create, now: deps.now });
   }
 
-  async process(message: KafkaMessage, partition: number): Promise<Outcome<void>> {
+  /** Synchronous unless the known pairs must be reloaded first: no promise per message. */
+  process(message: KafkaMessage, partition: number): Outcome<void> | Promise<Outcome<void>> {
     const parsed = parseJson(message.value);
     if (parsed.kind !== 'ok') return parsed;
     const data = parsed.value;
     if (!this.spec.validate(data)) return deadLetter(`schema: ${describeErrors(this.spec.validate.errors)}`);
     const ts = parseTimestamp(data.ts);
     if (ts === undefined) return deadLetter(`schema: /ts ${JSON.stringify(data.ts)} is not an ISO 8601 time or epoch milliseconds`);
-    if (!(await this.deps.known.has(data.exchange, data.pair))) return deadLetter(`unknown pair: ${data.exchange} ${data.pair}`);
+    const known = this.deps.known.has(data.exchange, data.pair);
+    if (typeof known !== 'boolean') return known.then((k) => this.add(k, data, ts, message, partition));
+    return this.add(known, data, ts, message, partition);
+  }
+
+  private add(known: boolean, data: Msg, ts: number, message: KafkaMessage, partition: number): Outcome<void> {
+    if (!known) return deadLetter(`unknown pair: ${data.exchange} ${data.pair}`);
     const computed = this.spec.compute(data, ts);
     if (computed.kind !== 'ok') return computed;
     return this.windows.accept(data.exchange, data.pair, ts, computed.value, partition, message.offset);

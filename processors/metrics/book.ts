@@ -1,4 +1,4 @@
-// Metrics of one order-book snapshot (addendum section 4). Pure functions of the levels.
+// Metrics of one order-book snapshot (addendum section 4): functions of the levels alone.
 import type { Level } from '../../schemas/index.ts';
 import { LEVELS_BPS, SLIPPAGE_SIZES_USD } from './levels.ts';
 
@@ -27,16 +27,50 @@ export interface BookMetrics extends TopOfBook {
 
 export type BookSkip = 'empty-side' | 'crossed';
 
-/** Levels with a positive amount, best first. Feeds do not all sort, so check and sort. */
-function clean(levels: Level[], descending: boolean): Level[] {
-  // The common case, every level positive and in order, needs no copy (hot path).
-  let tidy = true;
-  for (let i = 0; i < levels.length && tidy; i++) {
+/** The arrays a result is written into. */
+export interface BookMetricsArrays {
+  bidDepth: number[];
+  askDepth: number[];
+  bidCount: number[];
+  askCount: number[];
+  slippageBuy: (number | null)[];
+  slippageSell: (number | null)[];
+}
+
+const L = LEVELS_BPS.length;
+const S = SLIPPAGE_SIZES_USD.length;
+// Each level's price bound as a fraction of mid: the same doubles as mid * (1 -/+ bps / 1e4).
+const BID_BOUND = LEVELS_BPS.map((l) => 1 - l / 1e4);
+const ASK_BOUND = LEVELS_BPS.map((l) => 1 + l / 1e4);
+
+/** Arrays for one result; a caller that keeps no result past the next call can reuse them. */
+export function bookMetricsArrays(): BookMetricsArrays {
+  const levels = () => new Array<number>(L).fill(0);
+  const sizes = () => new Array<number | null>(S).fill(null);
+  return { bidDepth: levels(), askDepth: levels(), bidCount: levels(), askCount: levels(), slippageBuy: sizes(), slippageSell: sizes() };
+}
+
+/**
+ * The smallest positive step between adjacent levels when every level has a positive
+ * amount and they are best first (the common case: one pass checks and measures); -1 otherwise.
+ */
+function tidyStep(levels: Level[], descending: boolean): number {
+  let tick = Infinity;
+  for (let i = 0; i < levels.length; i++) {
     const l = levels[i]!;
-    if (!(l[1] > 0)) tidy = false;
-    else if (i > 0) tidy = descending ? levels[i - 1]![0] >= l[0] : levels[i - 1]![0] <= l[0];
+    if (!(l[1] > 0)) return -1;
+    if (i > 0) {
+      const prev = levels[i - 1]![0];
+      if (descending ? !(prev >= l[0]) : !(prev <= l[0])) return -1;
+      const step = Math.abs(prev - l[0]);
+      if (step > 0 && step < tick) tick = step;
+    }
   }
-  if (tidy) return levels;
+  return tick;
+}
+
+/** Levels with a positive amount, best first. Feeds do not all sort, so sort a copy. */
+function sorted(levels: Level[], descending: boolean): Level[] {
   const out = levels.filter((l) => l[1] > 0);
   out.sort((a, b) => (descending ? b[0] - a[0] : a[0] - b[0]));
   return out;
@@ -44,91 +78,99 @@ function clean(levels: Level[], descending: boolean): Level[] {
 
 /**
  * All per-snapshot metrics. `usdRate` converts the quote currency to USD (1 for USD and
- * stablecoins); null when unknown, which makes USD values null.
+ * stablecoins); null when unknown, which makes USD values null. The result's arrays are
+ * `into`'s, new ones unless given.
  */
-export function bookMetrics(rawBids: Level[], rawAsks: Level[], usdRate: number | null): BookMetrics | BookSkip {
-  const bids = clean(rawBids, true);
-  const asks = clean(rawAsks, false);
+export function bookMetrics(rawBids: Level[], rawAsks: Level[], usdRate: number | null, into: BookMetricsArrays = bookMetricsArrays()): BookMetrics | BookSkip {
+  let bidStep = tidyStep(rawBids, true);
+  let askStep = tidyStep(rawAsks, false);
+  const bids = bidStep < 0 ? sorted(rawBids, true) : rawBids;
+  const asks = askStep < 0 ? sorted(rawAsks, false) : rawAsks;
   if (bids.length === 0 || asks.length === 0) return 'empty-side';
-  const [bestBid, bestBidAmount] = bids[0]!;
-  const [bestAsk, bestAskAmount] = asks[0]!;
+  const bestBid = bids[0]![0];
+  const bestAsk = asks[0]![0];
   if (bestBid >= bestAsk) return 'crossed';
   const mid = (bestBid + bestAsk) / 2;
   const spreadAbs = bestAsk - bestBid;
+  // A side that had to be sorted has its steps taken from the sorted copy.
+  if (bidStep < 0) bidStep = smallestStep(bids);
+  if (askStep < 0) askStep = smallestStep(asks);
+  const tick = Math.min(bidStep, askStep);
 
-  const n = LEVELS_BPS.length;
-  const bidCount = new Array<number>(n).fill(0);
-  const askCount = new Array<number>(n).fill(0);
-  const bidQuote = new Array<number>(n).fill(0);
-  const askQuote = new Array<number>(n).fill(0);
-  // One pass per side: levels are best first and thresholds widen with L.
-  sweep(bids, (price, i) => price >= mid * (1 - LEVELS_BPS[i]! / 1e4), bidCount, bidQuote);
-  sweep(asks, (price, i) => price <= mid * (1 + LEVELS_BPS[i]! / 1e4), askCount, askQuote);
+  // One pass per side: levels are best first and the bounds widen with L.
+  sweep(bids, true, mid, usdRate, into.bidCount, into.bidDepth);
+  sweep(asks, false, mid, usdRate, into.askCount, into.askDepth);
+  slippage(asks, mid, usdRate, 1, into.slippageBuy);
+  slippage(bids, mid, usdRate, -1, into.slippageSell);
 
   return {
     bestBid,
-    bestBidAmount,
+    bestBidAmount: bids[0]![1],
     bestAsk,
-    bestAskAmount,
+    bestAskAmount: asks[0]![1],
     mid,
     spreadAbs,
     spreadBps: (spreadAbs / mid) * 1e4,
-    tick: minStep(bids, asks),
-    bidDepth: usdRate === null ? null : bidQuote.map((q) => q * usdRate),
-    askDepth: usdRate === null ? null : askQuote.map((q) => q * usdRate),
-    bidCount,
-    askCount,
-    slippageBuy: slippage(asks, mid, usdRate, 1),
-    slippageSell: slippage(bids, mid, usdRate, -1),
+    tick: tick === Infinity ? null : tick,
+    bidDepth: usdRate === null ? null : into.bidDepth,
+    askDepth: usdRate === null ? null : into.askDepth,
+    bidCount: into.bidCount,
+    askCount: into.askCount,
+    slippageBuy: into.slippageBuy,
+    slippageSell: into.slippageSell,
   };
 }
 
-function sweep(levels: Level[], within: (price: number, levelIdx: number) => boolean, count: number[], quote: number[]): void {
+/** Count and USD depth (when the rate is known) of the levels within each level of L. */
+function sweep(levels: Level[], bid: boolean, mid: number, usdRate: number | null, count: number[], depth: number[]): void {
+  const bound = bid ? BID_BOUND : ASK_BOUND;
   let j = 0;
   let cumCount = 0;
   let cumQuote = 0;
-  for (let i = 0; i < LEVELS_BPS.length; i++) {
-    while (j < levels.length && within(levels[j]![0], i)) {
+  for (let i = 0; i < L; i++) {
+    const limit = mid * bound[i]!;
+    for (; j < levels.length; j++) {
+      const price = levels[j]![0];
+      if (bid ? !(price >= limit) : !(price <= limit)) break;
       cumCount++;
-      cumQuote += levels[j]![0] * levels[j]![1];
-      j++;
+      cumQuote += price * levels[j]![1];
     }
     count[i] = cumCount;
-    quote[i] = cumQuote;
+    if (usdRate !== null) depth[i] = cumQuote * usdRate;
   }
 }
 
-function minStep(bids: Level[], asks: Level[]): number | null {
+/** The smallest positive step between adjacent levels of a side; Infinity with none. */
+function smallestStep(side: Level[]): number {
   let tick = Infinity;
-  for (const side of [bids, asks]) {
-    for (let i = 1; i < side.length; i++) {
-      const step = Math.abs(side[i - 1]![0] - side[i]![0]);
-      if (step > 0 && step < tick) tick = step;
-    }
+  for (let i = 1; i < side.length; i++) {
+    const step = Math.abs(side[i - 1]![0] - side[i]![0]);
+    if (step > 0 && step < tick) tick = step;
   }
-  return tick === Infinity ? null : tick;
+  return tick;
 }
 
 /** Walks the side best first until each size (USD) is filled; direction 1 buys, -1 sells. */
-function slippage(levels: Level[], mid: number, usdRate: number | null, direction: 1 | -1): (number | null)[] {
-  const out = new Array<number | null>(SLIPPAGE_SIZES_USD.length).fill(null);
-  if (usdRate === null || usdRate <= 0) return out;
+function slippage(levels: Level[], mid: number, usdRate: number | null, direction: 1 | -1, out: (number | null)[]): void {
   let k = 0;
-  let filledQuote = 0;
-  let filledBase = 0;
-  for (const [price, amount] of levels) {
-    const levelQuote = price * amount;
-    // Fill as many sizes as this level completes.
-    while (k < SLIPPAGE_SIZES_USD.length && (filledQuote + levelQuote) * usdRate >= SLIPPAGE_SIZES_USD[k]!) {
-      const targetQuote = SLIPPAGE_SIZES_USD[k]! / usdRate;
-      const base = filledBase + (targetQuote - filledQuote) / price;
-      const avg = targetQuote / base;
-      out[k] = direction === 1 ? (avg / mid - 1) * 1e4 : (1 - avg / mid) * 1e4;
-      k++;
+  if (usdRate !== null && usdRate > 0) {
+    let filledQuote = 0;
+    let filledBase = 0;
+    for (let j = 0; j < levels.length && k < S; j++) {
+      const price = levels[j]![0];
+      const amount = levels[j]![1];
+      const levelQuote = price * amount;
+      // Fill as many sizes as this level completes.
+      while (k < S && (filledQuote + levelQuote) * usdRate >= SLIPPAGE_SIZES_USD[k]!) {
+        const targetQuote = SLIPPAGE_SIZES_USD[k]! / usdRate;
+        const base = filledBase + (targetQuote - filledQuote) / price;
+        const avg = targetQuote / base;
+        out[k] = direction === 1 ? (avg / mid - 1) * 1e4 : (1 - avg / mid) * 1e4;
+        k++;
+      }
+      filledQuote += levelQuote;
+      filledBase += amount;
     }
-    if (k === SLIPPAGE_SIZES_USD.length) break;
-    filledQuote += levelQuote;
-    filledBase += amount;
   }
-  return out;
+  for (; k < S; k++) out[k] = null;
 }

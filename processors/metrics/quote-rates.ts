@@ -13,13 +13,17 @@ export class QuoteRates {
 
   /** Records a pair's mid: X/USDT and X/USD make X convertible. */
   observe(pair: string, mid: number): void {
-    const { base, quote } = splitPair(pair);
-    if (quote === 'USDT' || quote === 'USD') this.mids.set(base, mid);
+    // As splitPair, without its object: this runs for every snapshot.
+    const i = pair.indexOf('/');
+    if (i < 0) return;
+    const quote = pair.slice(i + 1);
+    if (quote === 'USDT' || quote === 'USD') this.mids.set(pair.slice(0, i), mid);
   }
 
   /** USD per unit of the pair's quote currency, or null when unknown. */
   rate(pair: string): number | null {
-    const { quote } = splitPair(pair);
+    const i = pair.indexOf('/');
+    const quote = i < 0 ? '' : pair.slice(i + 1);
     if (USD_QUOTES.has(quote)) return 1;
     return this.mids.get(quote) ?? null;
   }

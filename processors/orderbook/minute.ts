@@ -32,31 +32,48 @@ const S = SLIPPAGE_SIZES_USD.length;
 export class BookMinute implements Accumulator<BookMetrics, BookMinuteRow> {
   private samples = 0;
   private midSum = 0;
-  private first: [number, number] = [Infinity, 0];
-  private last: [number, number] = [-Infinity, 0];
+  // First / last mid and the last top of book as plain fields, built into the row's
+  // tuples at the end: no arrays per snapshot.
+  private firstTs = Infinity;
+  private firstMid = 0;
+  private lastTs = -Infinity;
+  private lastMid = 0;
+  private topBid = 0;
+  private topBidAmount = 0;
+  private topAsk = 0;
+  private topAskAmount = 0;
   private spreadAbsSum = 0;
   private spreadBpsSum = 0;
   private spreadMax = -Infinity;
-  private top: [number, number, number, number, number] = [-Infinity, 0, 0, 0, 0];
   private tick = Infinity;
   private depthSamples = 0;
   private allUsd = true;
-  private readonly bidDepth = new Float64Array(L);
-  private readonly askDepth = new Float64Array(L);
-  private readonly bidCount = new Float64Array(L);
-  private readonly askCount = new Float64Array(L);
-  private readonly minDepth = new Float64Array(L).fill(Infinity);
-  private readonly slipBuy = new Float64Array(S);
-  private readonly slipBuyN = new Uint32Array(S);
-  private readonly slipSell = new Float64Array(S);
-  private readonly slipSellN = new Uint32Array(S);
+  // Plain arrays: a typed array each would cost an off-heap buffer per minute and pair.
+  private readonly bidDepth = filled(L, 0);
+  private readonly askDepth = filled(L, 0);
+  private readonly bidCount = filled(L, 0);
+  private readonly askCount = filled(L, 0);
+  private readonly minDepth = filled(L, Infinity);
+  private readonly slipBuy = filled(S, 0);
+  private readonly slipBuyN = filled(S, 0);
+  private readonly slipSell = filled(S, 0);
+  private readonly slipSellN = filled(S, 0);
 
   add(m: BookMetrics, ts: number): void {
     this.samples++;
     this.midSum += m.mid;
-    if (ts < this.first[0]) this.first = [ts, m.mid];
-    if (ts >= this.last[0]) this.last = [ts, m.mid];
-    if (ts >= this.top[0]) this.top = [ts, m.bestBid, m.bestBidAmount, m.bestAsk, m.bestAskAmount];
+    if (ts < this.firstTs) {
+      this.firstTs = ts;
+      this.firstMid = m.mid;
+    }
+    if (ts >= this.lastTs) {
+      this.lastTs = ts;
+      this.lastMid = m.mid;
+      this.topBid = m.bestBid;
+      this.topBidAmount = m.bestBidAmount;
+      this.topAsk = m.bestAsk;
+      this.topAskAmount = m.bestAskAmount;
+    }
     this.spreadAbsSum += m.spreadAbs;
     this.spreadBpsSum += m.spreadBps;
     if (m.spreadBps > this.spreadMax) this.spreadMax = m.spreadBps;
@@ -95,26 +112,44 @@ export class BookMinute implements Accumulator<BookMetrics, BookMinuteRow> {
   row(): BookMinuteRow {
     const n = this.samples;
     const d = this.depthSamples;
-    const mean = (sums: Float64Array, count: number) => (count > 0 ? Array.from(sums, (x) => x / count) : []);
-    const slip = (sums: Float64Array, counts: Uint32Array) => Array.from(sums, (x, k) => (counts[k]! > 0 ? x / counts[k]! : null));
     return {
       samples: n,
       mid: this.midSum / n,
-      first_mid: this.first,
-      last_mid: this.last,
+      first_mid: [this.firstTs, this.firstMid],
+      last_mid: [this.lastTs, this.lastMid],
       spread_abs: this.spreadAbsSum / n,
       spread_bps: this.spreadBpsSum / n,
       spread_bps_max: this.spreadMax,
-      top: this.top,
+      top: [this.lastTs, this.topBid, this.topBidAmount, this.topAsk, this.topAskAmount],
       tick: this.tick === Infinity ? null : this.tick,
       depth_samples: d,
       bid_depth: mean(this.bidDepth, d),
       ask_depth: mean(this.askDepth, d),
       bid_count: mean(this.bidCount, n),
       ask_count: mean(this.askCount, n),
-      min_depth: this.allUsd && d > 0 ? Array.from(this.minDepth) : [],
-      slippage_buy: slip(this.slipBuy, this.slipBuyN),
-      slippage_sell: slip(this.slipSell, this.slipSellN),
+      min_depth: this.allUsd && d > 0 ? this.minDepth.slice() : [],
+      slippage_buy: slippageMeans(this.slipBuy, this.slipBuyN),
+      slippage_sell: slippageMeans(this.slipSell, this.slipSellN),
     };
   }
+}
+
+function filled(n: number, x: number): number[] {
+  const out: number[] = [];
+  for (let i = 0; i < n; i++) out.push(x);
+  return out;
+}
+
+/** Each sum over `count`; none when nothing was counted. */
+function mean(sums: number[], count: number): number[] {
+  const out: number[] = [];
+  if (count > 0) for (let i = 0; i < sums.length; i++) out.push(sums[i]! / count);
+  return out;
+}
+
+/** Each size's mean over the snapshots that could fill it; null when none could. */
+function slippageMeans(sums: number[], counts: number[]): (number | null)[] {
+  const out: (number | null)[] = [];
+  for (let k = 0; k < sums.length; k++) out.push(counts[k]! > 0 ? sums[k]! / counts[k]! : null);
+  return out;
 }

@@ -3,7 +3,7 @@ import type { Kafka } from 'kafkajs';
 import { validateOrderBook, type OrderBookMessage } from '../../schemas/index.ts';
 import { marketConsumer, type ProcessorDeps } from '../market/consumer.ts';
 import type { WindowSpec } from '../market/windowed-pipeline.ts';
-import { bookMetrics, type BookMetrics } from '../metrics/book.ts';
+import { bookMetrics, bookMetricsArrays, type BookMetrics } from '../metrics/book.ts';
 import type { QuoteRates } from '../metrics/quote-rates.ts';
 import type { BatchConsumer } from '../shell/batch-consumer.ts';
 import { ok, skip } from '../shell/outcome.ts';
@@ -12,10 +12,13 @@ import { BookMinute, type BookMinuteRow } from './minute.ts';
 export const ORDERBOOK_GROUP = 'processor.orderbook';
 
 export function orderBookSpec(rates: QuoteRates): WindowSpec<OrderBookMessage, BookMetrics, BookMinuteRow> {
+  // One set of metric arrays for every snapshot: its minute adds a result before the next
+  // one is computed (see WindowSpec.compute), so none is allocated per snapshot.
+  const arrays = bookMetricsArrays();
   return {
     validate: validateOrderBook,
     compute(msg) {
-      const m = bookMetrics(msg.bids, msg.asks, rates.rate(msg.pair));
+      const m = bookMetrics(msg.bids, msg.asks, rates.rate(msg.pair), arrays);
       if (m === 'empty-side' || m === 'crossed') return skip(m);
       rates.observe(msg.pair, m.mid);
       return ok(m);

@@ -42,6 +42,9 @@ export interface ConsumerStats {
   skipReasons: Record<string, number>;
 }
 
+/** A step that throws is a bug, but one message must not stall its partition. */
+const processingError = (e: unknown): Outcome<void> => ({ kind: 'dead-letter', reason: `processing error: ${(e as Error).message}` });
+
 interface DeadLetter {
   message: KafkaMessage;
   partition: number;
@@ -83,7 +86,8 @@ export class BatchConsumer {
       eachBatch: async ({ batch, resolveOffset, heartbeat, isRunning, isStale }) => {
         for (const message of batch.messages) {
           if (!isRunning() || isStale()) break;
-          await this.handle(message, batch.partition);
+          const pending = this.handle(message, batch.partition);
+          if (pending) await pending;
           resolveOffset(message.offset);
         }
         if ((this.pipeline.backlog?.() ?? 0) >= 5_000 || this.dead.length >= 1_000) {
@@ -100,25 +104,45 @@ export class BatchConsumer {
     }, every);
   }
 
-  private async handle(message: KafkaMessage, partition: number): Promise<void> {
+  /** Synchronous when the pipeline handles the message synchronously (almost always):
+   * no promise and no await per message. */
+  private handle(message: KafkaMessage, partition: number): Promise<void> | undefined {
     const offset = BigInt(message.offset);
     const expected = this.next.get(partition);
-    if (expected !== undefined && offset < expected) {
-      // kafkajs went back to the committed offset (rebalance, consumer restart): what was
-      // built from this partition since then is about to be rebuilt. Let a running flush
-      // finish first, so nothing it writes is built a second time.
-      this.log.info('re-reading a partition from its committed offset', { topic: this.opts.topic, partition, from: message.offset });
-      await this.flushing.catch(() => undefined);
-      this.pipeline.forget(partition);
-      this.dead = this.dead.filter((d) => d.partition !== partition || BigInt(d.message.offset) < offset);
-    }
-    let outcome: Outcome<void>;
+    if (expected !== undefined && offset < expected) return this.rewind(message, partition, offset).then(() => this.run(message, partition, offset));
+    return this.run(message, partition, offset);
+  }
+
+  /**
+   * kafkajs went back to the committed offset (rebalance, consumer restart): what was built
+   * from this partition since then is about to be rebuilt. Lets a running flush finish
+   * first, so nothing it writes is built a second time.
+   */
+  private async rewind(message: KafkaMessage, partition: number, offset: bigint): Promise<void> {
+    this.log.info('re-reading a partition from its committed offset', { topic: this.opts.topic, partition, from: message.offset });
+    await this.flushing.catch(() => undefined);
+    this.pipeline.forget(partition);
+    this.dead = this.dead.filter((d) => d.partition !== partition || BigInt(d.message.offset) < offset);
+  }
+
+  private run(message: KafkaMessage, partition: number, offset: bigint): Promise<void> | undefined {
+    let outcome: Outcome<void> | Promise<Outcome<void>>;
     try {
-      outcome = await this.pipeline.process(message, partition);
+      outcome = this.pipeline.process(message, partition);
     } catch (e) {
-      // A step that throws is a bug, but one message must not stall its partition.
-      outcome = { kind: 'dead-letter', reason: `processing error: ${(e as Error).message}` };
+      outcome = processingError(e);
     }
+    if (outcome instanceof Promise) {
+      return outcome.then(
+        (o) => this.record(message, partition, offset, o),
+        (e: unknown) => this.record(message, partition, offset, processingError(e)),
+      );
+    }
+    this.record(message, partition, offset, outcome);
+    return undefined;
+  }
+
+  private record(message: KafkaMessage, partition: number, offset: bigint, outcome: Outcome<void>): void {
     this.next.set(partition, offset + 1n);
     this.dirty = true;
     switch (outcome.kind) {

@@ -48,6 +48,8 @@ export interface MinuteWindowsOptions<Acc> {
 }
 
 const MINUTE = 60_000;
+/** Outcomes are only read, so every accepted message can share one. */
+const ACCEPTED: Outcome<void> = Object.freeze(ok(undefined));
 
 export class MinuteWindows<In, Row, Acc extends Accumulator<In, Row>> {
   private readonly pairs = new Map<string, PairState<Acc>>();
@@ -79,14 +81,12 @@ export class MinuteWindows<In, Row, Acc extends Accumulator<In, Row>> {
       state = { exchange, pair, watermark: -Infinity, lastClosed: persisted, lastPersisted: persisted, lastArrival: 0, partitions: new Set(), open: new Map() };
       this.pairs.set(k, state);
     }
-    const off = BigInt(offset);
     const minute = Math.floor(ts / MINUTE) * MINUTE;
-    const reread = off < (this.progress.get(partition) ?? -1n);
     if (minute <= state.lastClosed) {
-      return reread ? skip('re-read') : deadLetter(`late: minute ${new Date(minute).toISOString()} of ${exchange} ${pair} is already closed`);
+      return this.reread(partition, offset) ? skip('re-read') : deadLetter(`late: minute ${new Date(minute).toISOString()} of ${exchange} ${pair} is already closed`);
     }
     if (state.watermark - ts > this.opts.latenessMs) {
-      return reread
+      return this.reread(partition, offset)
         ? skip('re-read')
         : deadLetter(`late: ${Math.round((state.watermark - ts) / 1000)} s behind the newest event of ${exchange} ${pair} (allowed ${this.opts.latenessMs / 1000} s)`);
     }
@@ -95,15 +95,21 @@ export class MinuteWindows<In, Row, Acc extends Accumulator<In, Row>> {
       open = { acc: this.opts.create(), firstOffsets: new Map() };
       state.open.set(minute, open);
     }
-    if (!open.firstOffsets.has(partition)) open.firstOffsets.set(partition, off);
+    if (!open.firstOffsets.has(partition)) open.firstOffsets.set(partition, BigInt(offset));
     open.acc.add(input, ts);
     state.partitions.add(partition);
     state.lastArrival = this.now();
     if (ts > state.watermark) {
       state.watermark = ts;
-      for (const m of [...state.open.keys()]) if (m + MINUTE + this.opts.latenessMs <= state.watermark) this.close(state, m);
+      // close() deletes only the entry being visited, which a Map iteration allows.
+      for (const m of state.open.keys()) if (m + MINUTE + this.opts.latenessMs <= state.watermark) this.close(state, m);
     }
-    return ok(undefined);
+    return ACCEPTED;
+  }
+
+  /** Whether the message at this offset was handled before the last recorded progress. */
+  private reread(partition: number, offset: string): boolean {
+    return BigInt(offset) < (this.progress.get(partition) ?? -1n);
   }
 
   /**

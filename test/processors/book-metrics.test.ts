@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { bookMetrics, type BookMetrics } from '../../processors/metrics/book.ts';
+import { bookMetrics, bookMetricsArrays, type BookMetrics } from '../../processors/metrics/book.ts';
 import { LEVELS_BPS, SLIPPAGE_SIZES_USD, levelName } from '../../processors/metrics/levels.ts';
 import { QuoteRates } from '../../processors/metrics/quote-rates.ts';
 import { BookMinute } from '../../processors/orderbook/minute.ts';
@@ -68,6 +68,27 @@ describe('book metrics (addendum section 4)', () => {
     expect(bookMetrics([], [[1, 1]], 1)).to.equal('empty-side');
     expect(bookMetrics([[1, 0]], [[2, 1]], 1)).to.equal('empty-side');
     expect(bookMetrics([[2, 1]], [[2, 1]], 1)).to.equal('crossed');
+  });
+
+  it('gives the same results into reused arrays, book after book (as the processor reuses them)', () => {
+    const books: [Level[], Level[], number | null][] = [
+      [bids, asks, 1],
+      [bids, asks, null], // leaves the depth arrays alone: the next book must not see them
+      [[[100, 1]], [[100.2, 1]], 50_000],
+      [[[10, 1], [9.5, 1], [9.5, 2]], [[11, 1]], 0.5],
+      [bids, asks, 1],
+    ];
+    const arrays = bookMetricsArrays();
+    const reused = new BookMinute();
+    const fresh = new BookMinute();
+    books.forEach(([b, a, rate], i) => {
+      const expected = bookMetrics(b, a, rate) as BookMetrics;
+      const m = bookMetrics(b, a, rate, arrays) as BookMetrics;
+      expect(m, `book ${i}`).to.deep.equal(expected);
+      reused.add(m, i);
+      fresh.add(expected, i);
+    });
+    expect(reused.row()).to.deep.equal(fresh.row());
   });
 
   it('level names carry no trailing zeros', () => {

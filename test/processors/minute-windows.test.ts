@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { DateTime } from 'luxon';
 import { MinuteWindows, type Accumulator } from '../../processors/shell/minute-windows.ts';
 import { parseTimestamp } from '../../processors/shell/timestamps.ts';
 import { lineToMessage } from '../../ingest/orderbook-lines.ts';
@@ -116,6 +117,33 @@ describe('event time', () => {
     expect(parseTimestamp('2026-06-25T12:19:23.474+02:00')).to.equal(Date.UTC(2026, 5, 25, 10, 19, 23, 474));
     expect(parseTimestamp(1782382763474)).to.equal(1782382763474);
     expect(parseTimestamp('not a time')).to.equal(undefined);
+  });
+
+  it('reads the toISOString form on its fast path exactly as luxon reads it', () => {
+    const luxon = (s: string) => {
+      const dt = DateTime.fromISO(s, { zone: 'utc', setZone: true });
+      return dt.isValid ? dt.toMillis() : undefined;
+    };
+    const cases = [
+      '2026-06-25T10:19:23.474Z',
+      '2026-06-25T10:19:23Z',
+      '2024-02-29T23:59:59.999Z',
+      '2026-02-29T00:00:00Z', // not a leap year
+      '2026-02-30T00:00:00Z',
+      '2026-04-31T00:00:00Z',
+      '2026-13-01T00:00:00Z',
+      '2026-00-10T00:00:00Z',
+      '2026-01-00T00:00:00Z',
+      '2026-01-01T24:00:00Z',
+      '2026-01-01T23:60:00Z',
+      '2026-01-01T23:59:60Z',
+      '1999-12-31T23:59:59.000Z',
+      '2000-02-29T12:00:00Z',
+      '2100-02-29T12:00:00Z',
+    ];
+    for (const s of cases) expect(parseTimestamp(s), s).to.equal(luxon(s));
+    expect(parseTimestamp('2024-02-29T23:59:59.999Z')).to.equal(Date.UTC(2024, 1, 29, 23, 59, 59, 999));
+    expect(parseTimestamp('2026-02-29T00:00:00Z')).to.equal(undefined);
   });
 });
 
