@@ -40,8 +40,8 @@ export interface OpenOptions {
    */
   connections?: number;
   /**
-   * Embedded engine only: max_threads of each query. The engine's default (4 here) loses
-   * to 1 or 2 on two cores once connections run side by side; a server keeps its own.
+   * Embedded engine only: max_threads of each query, so connections running side by side
+   * do not each start the engine's default (4 here) on two cores; a server keeps its own.
    */
   threadsPerQuery?: number;
 }
