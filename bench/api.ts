@@ -185,8 +185,12 @@ async function main(r: BenchRun): Promise<Figure[]> {
   // Messages handled per processor (written, skipped, dead-lettered) and dead letters.
   const stats = () => new Map(service.consumers.map((c) => [c.name.replace(config.topicPrefix, ''), { ...c.stats }]));
   const handled = (x: { ok: number; skipped: number; deadLettered: number } | undefined) => (x ? x.ok + x.skipped + x.deadLettered : 0);
-  say(NAME, `feed running (one tick of every pair each ${intervalMs} ms); letting the processors warm up for ${INGEST_WARMUP_S} s...`);
+  say(NAME, `feed running (one tick of every pair each ${intervalMs} ms); letting the processors warm up for ${INGEST_WARMUP_S} s and write their first minutes...`);
+  // Timed only once the first live minutes are written: from then on every minute closes
+  // (rows, rollups) while the requests run, as on a service that has been up a while.
+  const rowsAtStart = await minuteRows(bare);
   await sleep(INGEST_WARMUP_S * 1000);
+  if (!(await until(async () => (await minuteRows(bare)) > rowsAtStart, 180_000, 500))) throw new Error('no live minute row was written within 3 minutes of the feed starting');
   const before = stats();
   const sentBefore = feed.sent();
   const rowsBefore = await minuteRows(bare);
