@@ -93,13 +93,37 @@ export class Rollups {
     );
   }
 
-  /** Minutes written after `since` (epoch ms): their rollups may not have been written. */
+  /**
+   * Hours whose rollups may be missing: those of minutes written after `since` (epoch ms,
+   * the processor's last recorded progress). With no progress on record (0: a first start,
+   * or new topics over tables that hold history) that bound would be every minute ever
+   * written; the hours whose hour or day row is older than their newest minute, or
+   * missing, are exactly the ones to compute.
+   */
   async writtenSince(since: number): Promise<RollupKey[]> {
-    const rows = await this.ch.query<{ exchange: string; pair: string; hour: number }>(
-      `SELECT DISTINCT exchange, pair, toUnixTimestamp(toStartOfHour(minute)) AS hour
-       FROM {minutes:Identifier} WHERE closed_at >= fromUnixTimestamp64Milli({since:Int64}, 'UTC')`,
-      { minutes: this.table, since },
-    );
+    const sql = ROLLUPS[this.table];
+    const rows =
+      since > 0
+        ? await this.ch.query<{ exchange: string; pair: string; hour: number }>(
+            `SELECT DISTINCT exchange, pair, toUnixTimestamp(toStartOfHour(minute)) AS hour
+             FROM {minutes:Identifier} WHERE closed_at >= fromUnixTimestamp64Milli({since:Int64}, 'UTC')`,
+            { minutes: this.table, since },
+          )
+        : await this.ch.query<{ exchange: string; pair: string; hour: number }>(
+            // A missing hour or day row joins as computed_at 0, older than any minute.
+            `SELECT m.exchange AS exchange, m.pair AS pair, toUnixTimestamp(m.hour) AS hour
+             FROM (SELECT exchange, pair, toStartOfHour(minute) AS hour, max(closed_at) AS closed
+                   FROM {minutes:Identifier} GROUP BY exchange, pair, hour) AS m
+             LEFT JOIN (SELECT exchange, pair, bucket, max(computed_at) AS computed
+                   FROM {hours:Identifier} GROUP BY exchange, pair, bucket) AS h
+               ON h.exchange = m.exchange AND h.pair = m.pair AND h.bucket = m.hour
+             LEFT JOIN (SELECT exchange, pair, bucket, max(computed_at) AS computed
+                   FROM {days:Identifier} GROUP BY exchange, pair, bucket) AS d
+               ON d.exchange = m.exchange AND d.pair = m.pair AND d.bucket = toStartOfDay(m.hour)
+             WHERE h.computed < m.closed OR d.computed < m.closed`,
+            { minutes: this.table, hours: sql.hours, days: sql.days },
+            { join_use_nulls: 0 },
+          );
     return rows.map((r) => ({ exchange: r.exchange, pair: r.pair, minute: Number(r.hour) * 1000 }));
   }
 }
