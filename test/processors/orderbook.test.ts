@@ -71,11 +71,16 @@ describe('md.orderbook -> per-minute rows (Coinbase recording through Kafka)', f
   let token: string;
   let dir: string;
   let file: string;
-  const expected = expectedMinutes(RECORDING);
-  const from = Math.min(...expected.keys());
-  const to = Math.max(...expected.keys()) + 60_000;
+  let expected: ReturnType<typeof expectedMinutes>;
+  let from: number;
+  let to: number;
 
   before(async () => {
+    // Read here, not at load: a missing recording fails this suite alone, with its path.
+    if (!fs.existsSync(RECORDING)) throw new Error(`the Coinbase recording is not at ${RECORDING} (../shared/data beside the checkout)`);
+    expected = expectedMinutes(RECORDING);
+    from = Math.min(...expected.keys());
+    to = Math.max(...expected.keys()) + 60_000;
     await seed(w.fixture);
     token = await login(w.users.staff.email, w.password);
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mm-replay-'));
