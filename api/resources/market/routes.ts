@@ -59,6 +59,35 @@ function timestamps(w: WindowParams): (b: number) => Row {
   };
 }
 
+/**
+ * One row per pair and bucket with data, in the order of `books`: asset, exchange, pair and
+ * the bucket's time columns, the rest written by `fill`. Rows are copies of a blank row
+ * (see blankRow: uptime responses run to 50,000 rows and more).
+ */
+function bucketRows<B extends { exchange: string; pair: string; b: number; minutes: number }>(
+  books: B[],
+  pairs: Pair[],
+  window: WindowParams,
+  columns: string[],
+  fill: (b: B, row: Row) => void,
+): Row[] {
+  const assetOf = new Map(pairs.map((x) => [`${x.exchange}\u0000${x.pair}`, x.asset]));
+  const timestamp = timestamps(window);
+  const blank = blankRow(columns);
+  const rows: Row[] = [];
+  for (const b of books) {
+    if (b.minutes === 0) continue;
+    const row = blank();
+    row.asset = assetOf.get(`${b.exchange}\u0000${b.pair}`);
+    row.exchange = b.exchange;
+    row.pair = b.pair;
+    Object.assign(row, timestamp(b.b));
+    fill(b, row);
+    rows.push(row);
+  }
+  return rows;
+}
+
 export function marketRoutes(router: Router, deps: ApiDeps): void {
   const market = new MarketRepository(deps.ch);
 
@@ -187,22 +216,11 @@ export function marketRoutes(router: Router, deps: ApiDeps): void {
     const pairs = pairsOf(scope, assets);
     const books = await market.spreadUptime({ pairs, interval: window.interval, zone: window.zone, pieces: window.plan.pieces });
     const columns = ['asset', 'exchange', 'pair', 'mid_price', ...timeColumns(window), ...levels.map((l) => `${levelName(l)}bps`)];
-    const assetOf = new Map(pairs.map((x) => [`${x.exchange}\u0000${x.pair}`, x.asset]));
-    const timestamp = timestamps(window);
-    const blank = blankRow(columns);
     const write = spreadUptimeColumns(levels);
-    const rows: Row[] = [];
-    for (const b of books) {
-      if (b.minutes === 0) continue;
-      const row = blank();
-      row.asset = assetOf.get(`${b.exchange}\u0000${b.pair}`);
-      row.exchange = b.exchange;
-      row.pair = b.pair;
+    const rows = bucketRows(books, pairs, window, columns, (b, row) => {
       row.mid_price = twap(b);
-      Object.assign(row, timestamp(b.b));
       write(b, row);
-      rows.push(row);
-    }
+    });
     sendRows(ctx, rows, columns, out);
   });
 
@@ -225,21 +243,7 @@ export function marketRoutes(router: Router, deps: ApiDeps): void {
     const pairs = pairsOf(scope, assets);
     const books = await market.depthUptime({ pairs, interval: window.interval, zone: window.zone, pieces, amounts: standard ? undefined : amounts });
     const columns = ['asset', 'exchange', 'pair', ...timeColumns(window), ...amounts.flatMap((a) => levels.map((l) => `${levelName(a)}_at_${levelName(l)}bps`))];
-    const assetOf = new Map(pairs.map((x) => [`${x.exchange}\u0000${x.pair}`, x.asset]));
-    const timestamp = timestamps(window);
-    const blank = blankRow(columns);
-    const write = depthUptimeColumns(amounts, levels, standard ? UPTIME_AMOUNTS_USD : amounts);
-    const rows: Row[] = [];
-    for (const b of books) {
-      if (b.minutes === 0) continue;
-      const row = blank();
-      row.asset = assetOf.get(`${b.exchange}\u0000${b.pair}`);
-      row.exchange = b.exchange;
-      row.pair = b.pair;
-      Object.assign(row, timestamp(b.b));
-      write(b, row);
-      rows.push(row);
-    }
+    const rows = bucketRows(books, pairs, window, columns, depthUptimeColumns(amounts, levels, standard ? UPTIME_AMOUNTS_USD : amounts));
     sendRows(ctx, rows, columns, out);
   });
 
