@@ -6,7 +6,7 @@ import type { Logger } from '../lib/log.ts';
 import type { IdAllocator } from '../lib/ids.ts';
 import type { ApiKeyRepository } from '../lib/repositories/api-keys.ts';
 import type { PasskeyRepository } from '../lib/repositories/passkeys.ts';
-import type { ReferenceRepository } from '../lib/repositories/reference.ts';
+import type { ReferenceRepository, ReferenceSnapshot } from '../lib/repositories/reference.ts';
 import type { TotpDeviceRepository } from '../lib/repositories/totp-devices.ts';
 import type { OrderBookMinuteRepository } from '../lib/repositories/orderbook-minutes.ts';
 import type { UserRepository } from '../lib/repositories/users.ts';
@@ -60,6 +60,8 @@ export interface ApiDeps {
   throttle: Throttle;
   users: UserRepository;
   reference: ReferenceRepository;
+  /** Assets, exchanges and pairs as market requests read them (shared, refreshed often). */
+  referenceLists: ReferenceSnapshot;
   orderBookMinutes: OrderBookMinuteRepository;
   limits: ThrottleLimits;
   /** The clock of the account-security rules (key expiry, challenges, lockouts, codes). */

@@ -21,7 +21,7 @@ import { migrate } from '../lib/migrate.ts';
 import { openRedis } from '../lib/redis.ts';
 import { ApiKeyRepository } from '../lib/repositories/api-keys.ts';
 import { PasskeyRepository } from '../lib/repositories/passkeys.ts';
-import { ReferenceRepository } from '../lib/repositories/reference.ts';
+import { ReferenceRepository, ReferenceSnapshot } from '../lib/repositories/reference.ts';
 import { TotpDeviceRepository } from '../lib/repositories/totp-devices.ts';
 import { OrderBookMinuteRepository } from '../lib/repositories/orderbook-minutes.ts';
 import { UserRepository } from '../lib/repositories/users.ts';
@@ -88,6 +88,7 @@ export async function startService(config: Config, log: Logger, opts: ServiceOpt
   fs.mkdirSync(path.dirname(opsTokenFile), { recursive: true });
   fs.writeFileSync(opsTokenFile, opsToken + '\n', { mode: 0o600 });
 
+  const referenceLists = new ReferenceSnapshot(reference);
   // Fixture loads run one at a time: user ids are allocated as max(id) + 1.
   let fixtureChain: Promise<unknown> = Promise.resolve();
   const deps: ApiDeps = {
@@ -99,6 +100,7 @@ export async function startService(config: Config, log: Logger, opts: ServiceOpt
     throttle: new Throttle(redis),
     users,
     reference,
+    referenceLists,
     orderBookMinutes: new OrderBookMinuteRepository(apiCh),
     limits: opts.limits ?? DEFAULT_LIMITS,
     now: Date.now,
@@ -113,6 +115,7 @@ export async function startService(config: Config, log: Logger, opts: ServiceOpt
     loadFixture: (data) => {
       const run = fixtureChain.catch(() => undefined).then(async () => {
         const summary = await loadFixture(data, { reference, users });
+        referenceLists.invalidate();
         await known.refresh();
         return summary;
       });

@@ -43,21 +43,29 @@ export function priceChange(b: BookPartial | undefined): number | null {
   return b && b.first_mid > 0 ? 100 * (b.last_mid / b.first_mid - 1) : null;
 }
 
+type DepthFamily = 'bid' | 'n_bid' | 'ask' | 'n_ask';
+
 /** bid_<L>bps (and the other families) for the requested levels, family by family. */
-export function depthColumns(b: BookPartial | undefined, levels: number[], families: ('bid' | 'n_bid' | 'ask' | 'n_ask')[]): Row {
-  const out: Row = {};
-  for (const f of families) {
-    for (const l of levels) {
-      const i = idx(l);
-      const name = `${f}_${levelName(l)}bps`;
-      if (!b) out[name] = null;
-      else if (f === 'bid') out[name] = div(b.bid_depth[i], b.depth_minutes);
-      else if (f === 'ask') out[name] = div(b.ask_depth[i], b.depth_minutes);
-      else if (f === 'n_bid') out[name] = div(b.bid_count[i], b.minutes);
-      else out[name] = div(b.ask_count[i], b.minutes);
+export function depthColumnNames(levels: number[], families: DepthFamily[]): string[] {
+  return families.flatMap((f) => levels.map((l) => `${f}_${levelName(l)}bps`));
+}
+
+/** Writes the depth columns of depthColumnNames into a row (null without book data). */
+export function depthColumnsWriter(levels: number[], families: DepthFamily[]): (b: BookPartial | undefined, row: Row) => void {
+  const names = depthColumnNames(levels, families);
+  const family = families.flatMap((f) => levels.map(() => f));
+  const at = families.flatMap(() => levels.map(idx));
+  return (b, row) => {
+    for (let k = 0; k < names.length; k++) {
+      const i = at[k]!;
+      const f = family[k];
+      if (!b) row[names[k]!] = null;
+      else if (f === 'bid') row[names[k]!] = div(b.bid_depth[i], b.depth_minutes);
+      else if (f === 'ask') row[names[k]!] = div(b.ask_depth[i], b.depth_minutes);
+      else if (f === 'n_bid') row[names[k]!] = div(b.bid_count[i], b.minutes);
+      else row[names[k]!] = div(b.ask_count[i], b.minutes);
     }
-  }
-  return out;
+  };
 }
 
 // Uptime responses may hold 50,000 rows of 25 levels and more: their rows are copies of a

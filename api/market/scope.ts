@@ -8,12 +8,12 @@ import { organizationsOf } from '../resources/auth/routes.ts';
 export interface CallerScope {
   /** Asset symbols, sorted. */
   assets: string[];
-  pairs: Pair[];
+  pairs: readonly Pair[];
   exchanges: Map<string, Exchange>;
 }
 
 export async function callerScope(deps: ApiDeps, user: User): Promise<CallerScope> {
-  const [assets, exchanges, pairs] = await Promise.all([deps.reference.assets(), deps.reference.exchanges(), deps.reference.pairs()]);
+  const { assets, exchanges, pairs } = await deps.referenceLists.lists();
   const exchangeMap = new Map(exchanges.map((e) => [e.slug, e]));
   if (user.is_staff) return { assets: assets.map((a) => a.symbol).sort(), pairs, exchanges: exchangeMap };
   const orgs = await organizationsOf(deps, user);

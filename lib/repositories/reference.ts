@@ -71,6 +71,50 @@ export class ReferenceRepository {
   }
 }
 
+export interface ReferenceLists {
+  assets: readonly Asset[];
+  exchanges: readonly Exchange[];
+  pairs: readonly Pair[];
+}
+
+/**
+ * The reference lists every market request reads (assets, exchanges, pairs), read once and
+ * shared for up to maxAgeMs: reading them took 12-35 ms a request. A fixture load through
+ * this process drops them at once (invalidate); other API processes on the same ClickHouse
+ * server see a load within maxAgeMs. The lists are frozen: callers share them.
+ */
+export class ReferenceSnapshot {
+  private current: { at: number; lists: Promise<ReferenceLists> } | undefined;
+
+  constructor(
+    private readonly repo: ReferenceRepository,
+    private readonly maxAgeMs = 2_000,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  lists(): Promise<ReferenceLists> {
+    const c = this.current;
+    if (c && this.now() - c.at < this.maxAgeMs) return c.lists;
+    const freeze = <T extends object>(rows: T[]): readonly T[] => Object.freeze(rows.map((r) => Object.freeze(r)));
+    const lists = Promise.all([this.repo.assets(), this.repo.exchanges(), this.repo.pairs()]).then(([assets, exchanges, pairs]) => ({
+      assets: freeze(assets),
+      exchanges: freeze(exchanges),
+      pairs: freeze(pairs),
+    }));
+    const entry = { at: this.now(), lists };
+    this.current = entry;
+    // A failed read is not kept: the next request reads again.
+    lists.catch(() => {
+      if (this.current === entry) this.current = undefined;
+    });
+    return lists;
+  }
+
+  invalidate(): void {
+    this.current = undefined;
+  }
+}
+
 /**
  * What an organization covers (addendum section 2): the assets it owns plus those of its
  * coverage rows, with the exchanges and pairs listed there (all pairs of an asset when none).
@@ -84,7 +128,7 @@ export interface OrganizationScope {
 
 export function scopeOf(
   org: Organization,
-  ref: { assets: Asset[]; exchanges: Exchange[]; pairs: Pair[]; coverage: Coverage[] },
+  ref: { assets: readonly Asset[]; exchanges: readonly Exchange[]; pairs: readonly Pair[]; coverage: readonly Coverage[] },
 ): OrganizationScope {
   const covered = new Map<string, Coverage | null>();
   for (const a of ref.assets) if (a.owner === org.slug) covered.set(a.symbol, null);

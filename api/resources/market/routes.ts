@@ -11,7 +11,7 @@ import { badRequest } from '../../http/errors.ts';
 import { sendRows, wantsCsv } from '../../market/csv.ts';
 import { Problems, list, parseAmounts, parseAssets, parseLevels, parseWindow, type RawParams, type WindowParams } from '../../market/params.ts';
 import { MarketRepository, type BookPartial, type DerivativePartial, type TradePartial } from '../../market/query.ts';
-import { blankRow, depthColumns, depthUptimeColumns, derivatives, priceChange, spreadUptimeColumns, tick, twap, volume, vwap, type Row } from '../../market/rows.ts';
+import { blankRow, depthColumnNames, depthColumnsWriter, depthUptimeColumns, derivatives, priceChange, spreadUptimeColumns, tick, twap, volume, vwap, type Row } from '../../market/rows.ts';
 import { callerScope } from '../../market/scope.ts';
 import { planBuckets, type Interval } from '../../market/window.ts';
 import { presentExchange } from '../presenters.ts';
@@ -108,7 +108,7 @@ export function marketRoutes(router: Router, deps: ApiDeps): void {
     return { p, scope, window, assets, levels };
   }
 
-  function pairsOf(scope: { pairs: Pair[] }, assets: string[]): Pair[] {
+  function pairsOf(scope: { pairs: readonly Pair[] }, assets: string[]): Pair[] {
     const set = new Set(assets);
     return scope.pairs.filter((x) => set.has(x.asset));
   }
@@ -124,25 +124,26 @@ export function marketRoutes(router: Router, deps: ApiDeps): void {
     const bm = byKey(books);
     const tm = byKey(trades);
     const dm = byKey(derivs);
+    const columns = ['asset', 'exchange', 'pair', 'volume', 'twap', 'vwap', 'funding_rate_8h', 'usd_open_interest', 'tick_bps', 'tick_bps_status', 'tick_bps_samples', ...depthColumnNames(levels, ['bid', 'n_bid', 'ask', 'n_ask'])];
+    const blank = blankRow(columns);
+    const writeDepth = depthColumnsWriter(levels, ['bid', 'n_bid', 'ask', 'n_ask']);
     const rows: Row[] = [];
     for (const pair of pairs) {
       const k = key(pair.exchange, pair.pair, 0);
       const b = bm.get(k);
       const t = tm.get(k);
       if (!b && !t) continue;
-      rows.push({
-        asset: pair.asset,
-        exchange: presentExchange(scope.exchanges.get(pair.exchange) ?? { slug: pair.exchange, name: pair.exchange, icon_url: '', region: '' }),
-        pair: pair.pair,
-        volume: volume(t),
-        twap: twap(b),
-        vwap: vwap(t),
-        ...derivatives(dm.get(k)),
-        ...tick(b),
-        ...depthColumns(b, levels, ['bid', 'n_bid', 'ask', 'n_ask']),
-      });
+      const row = blank();
+      row.asset = pair.asset;
+      row.exchange = presentExchange(scope.exchanges.get(pair.exchange) ?? { slug: pair.exchange, name: pair.exchange, icon_url: '', region: '' });
+      row.pair = pair.pair;
+      row.volume = volume(t);
+      row.twap = twap(b);
+      row.vwap = vwap(t);
+      Object.assign(row, derivatives(dm.get(k)), tick(b));
+      writeDepth(b, row);
+      rows.push(row);
     }
-    const columns = ['asset', 'exchange', 'pair', 'volume', 'twap', 'vwap', 'funding_rate_8h', 'usd_open_interest', 'tick_bps', 'tick_bps_status', 'tick_bps_samples', ...Object.keys(depthColumns(undefined, levels, ['bid', 'n_bid', 'ask', 'n_ask']))];
     sendRows(ctx, rows, columns, out);
   });
 
@@ -176,26 +177,32 @@ export function marketRoutes(router: Router, deps: ApiDeps): void {
     const bm = byKey(books);
     const tm = byKey(trades);
     const dm = byKey(derivs);
-    // Sorting needs every level it may sort by, whatever `bps` returns.
-    const sortLevel = depthSort ? [Number(depthSort[2])] : [];
+    const columns = ['asset', 'exchange', 'pair', 'price_change', 'volume', 'usd_open_interest', 'funding_rate_8h', 'tick_bps', 'tick_bps_status', 'tick_bps_samples', ...depthColumnNames(levels, ['bid', 'ask'])];
+    const blank = blankRow(columns);
+    const writeDepth = depthColumnsWriter(levels, ['bid', 'ask']);
+    // Sorting needs the level it sorts by, whatever `bps` returns.
+    const writeSortDepth = depthSort ? depthColumnsWriter([Number(depthSort[2])], [depthSort[1] as 'bid' | 'ask']) : undefined;
     const all: { row: Row; sortValue: number | null }[] = [];
     for (const pair of pairs) {
       const k = key(pair.exchange, pair.pair, 0);
       const b = bm.get(k);
       const t = tm.get(k);
       if (!b && !t) continue;
-      const row: Row = {
-        asset: pair.asset,
-        exchange: pair.exchange,
-        pair: pair.pair,
-        price_change: priceChange(b),
-        volume: volume(t),
-        ...derivatives(dm.get(k)),
-        ...tick(b),
-        ...depthColumns(b, levels, ['bid', 'ask']),
-      };
-      const sortValue = depthSort ? (depthColumns(b, sortLevel, [depthSort[1] as 'bid' | 'ask'])[sortBy] as number | null) : (row[sortBy] as number | null);
-      all.push({ row, sortValue });
+      const row = blank();
+      row.asset = pair.asset;
+      row.exchange = pair.exchange;
+      row.pair = pair.pair;
+      row.price_change = priceChange(b);
+      row.volume = volume(t);
+      Object.assign(row, derivatives(dm.get(k)), tick(b));
+      writeDepth(b, row);
+      let sortValue = row[sortBy] as number | null | undefined;
+      if (writeSortDepth) {
+        const sortRow: Row = {};
+        writeSortDepth(b, sortRow);
+        sortValue = sortRow[sortBy] as number | null;
+      }
+      all.push({ row, sortValue: sortValue ?? null });
     }
     all.sort((x, y) => {
       // Rows without a value go last in either direction.
@@ -203,9 +210,7 @@ export function marketRoutes(router: Router, deps: ApiDeps): void {
       const d = x.sortValue - y.sortValue;
       return direction === 'asc' ? d : -d;
     });
-    const page = all.slice((pageRaw - 1) * PAGE_SIZE, pageRaw * PAGE_SIZE).map((x) => x.row);
-    const columns = ['asset', 'exchange', 'pair', 'price_change', 'volume', 'usd_open_interest', 'funding_rate_8h', 'tick_bps', 'tick_bps_status', 'tick_bps_samples', ...Object.keys(depthColumns(undefined, levels, ['bid', 'ask']))];
-    sendRows(ctx, page.map((r) => Object.fromEntries(columns.map((c) => [c, r[c]]))), columns, out);
+    sendRows(ctx, all.slice((pageRaw - 1) * PAGE_SIZE, pageRaw * PAGE_SIZE).map((x) => x.row), columns, out);
   });
 
   // POST/GET /v2/metrics/uptime/spread/: share of minutes with the spread within each level.
