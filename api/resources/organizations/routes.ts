@@ -17,12 +17,7 @@ export function organizationRoutes(router: Router, deps: ApiDeps): void {
       ctx.body = [];
       return;
     }
-    const [assets, exchanges, pairs, coverage] = await Promise.all([
-      deps.reference.assets(),
-      deps.reference.exchanges(),
-      deps.reference.pairs(),
-      deps.reference.coverage(orgs.map((o) => o.slug)),
-    ]);
+    const [{ assets, exchanges, pairs }, coverage] = await Promise.all([deps.referenceLists.lists(), deps.reference.coverage(orgs.map((o) => o.slug))]);
     ctx.body = orgs.map((org) => {
       const scope = scopeOf(org, { assets, exchanges, pairs, coverage });
       return {
