@@ -97,24 +97,32 @@ const QUERIES: QuerySpec[] = [
   { name: 'spread uptime (1h buckets, 7 days)', method: 'GET', path: '/v2/metrics/uptime/spread/?interval=1h&lookback=7-days' },
 ];
 
-/** A market query the API ran: its SQL and bound values, to run again bare. */
+/** A market query the API ran: its SQL and bound values, and whether it streamed its output. */
 interface Captured {
   sql: string;
   params: Params;
+  stream: boolean;
 }
 
 /**
  * Records the market queries the API's ClickHouse connection runs (those of
- * api/market/query.ts: they bind `pairs` and `levels`) while `recording` is set.
+ * api/market/query.ts: they bind `pairs` and `levels`) while `recording` is set: parsed
+ * rows (query) and output ClickHouse writes in its final form (stream, the uptime rows).
  */
 class QueryRecorder {
   recording: Captured[] | undefined;
 
   constructor(ch: ClickHouse) {
-    const original: ClickHouse['query'] = ch.query.bind(ch);
+    const query: ClickHouse['query'] = ch.query.bind(ch);
+    const stream: ClickHouse['stream'] = ch.stream.bind(ch);
+    const market = (params?: Params): params is Params => !!this.recording && !!params && 'pairs' in params && 'levels' in params;
     ch.query = <T>(sql: string, params?: Params, settings?: ClickHouseSettings): Promise<T[]> => {
-      if (this.recording && params && 'pairs' in params && 'levels' in params) this.recording.push({ sql, params });
-      return original<T>(sql, params, settings);
+      if (market(params)) this.recording!.push({ sql, params, stream: false });
+      return query<T>(sql, params, settings);
+    };
+    ch.stream = (sql: string, params?: Params) => {
+      if (market(params)) this.recording!.push({ sql, params, stream: true });
+      return stream(sql, params);
     };
   }
 }
@@ -547,11 +555,21 @@ async function httpOnce(service: Service, token: string, q: QuerySpec): Promise<
   return { ms, bytes: text.length, rows: Array.isArray(body) ? body.length : 0 };
 }
 
-/** The SQL an endpoint ran, run again as it ran it (all at once, on one connection). */
+/**
+ * The SQL an endpoint ran, run again as it ran it (all at once): rows parsed, or output
+ * read to its last byte. `rows` is the first query's row count, or its output's bytes.
+ */
 async function bareOnce(bare: ClickHouse, queries: Captured[]): Promise<{ ms: number; rows: number }> {
   const t = performance.now();
-  const rows = await Promise.all(queries.map((q) => bare.query(q.sql, q.params)));
-  return { ms: performance.now() - t, rows: rows[0]?.length ?? 0 };
+  const sizes = await Promise.all(
+    queries.map(async (q) => {
+      if (!q.stream) return (await bare.query(q.sql, q.params)).length;
+      let bytes = 0;
+      for await (const chunk of await bare.stream(q.sql, q.params)) bytes += (chunk as Buffer).length;
+      return bytes;
+    }),
+  );
+  return { ms: performance.now() - t, rows: sizes[0] ?? 0 };
 }
 
 async function series(service: Service, token: string, bare: ClickHouse, recorder: QueryRecorder, q: QuerySpec, phase: Phase): Promise<Series> {

@@ -6,6 +6,7 @@ import { createClient, type ClickHouseClient, type ClickHouseSettings } from '@c
 import { createChdbConnection } from 'chdb/connection';
 import fs from 'node:fs';
 import path from 'node:path';
+import type { Readable } from 'node:stream';
 import type { Config } from './config.ts';
 
 export type Params = Record<string, unknown>;
@@ -18,6 +19,13 @@ export interface InsertOptions {
 
 export interface ClickHouse {
   query<T>(sql: string, params?: Params, settings?: ClickHouseSettings): Promise<T[]>;
+  /**
+   * Runs a query whose SQL ends in its own FORMAT clause and returns its output as bytes,
+   * for answers ClickHouse writes in their final form. Output settings belong in the
+   * query's SETTINGS clause: settings passed to the client become session SETs on the
+   * embedded engine and would outlive the query.
+   */
+  stream(sql: string, params?: Params): Promise<Readable>;
   command(sql: string, params?: Params): Promise<void>;
   insert<T extends object>(table: string, rows: T[], opts?: InsertOptions): Promise<void>;
   close(): Promise<void>;
@@ -95,6 +103,15 @@ export function openClickHouse(config: Pick<Config, 'clickhouseUrl' | 'clickhous
           return rs.json<T>();
         });
       }),
+    stream: (sql, params = {}) =>
+      wrap((query_id) =>
+        onClient(async (client) => {
+          // The embedded engine has the whole output in memory when this resolves (errors
+          // surface here, not mid-stream); a server streams it.
+          const { stream } = await client.exec({ query: sql, query_params: params, query_id, clickhouse_settings: { ...threads } });
+          return stream;
+        }),
+      ),
     command: (sql, params = {}) =>
       wrap(async (query_id) => {
         await onClient((client) => client.command({ query: sql, query_params: params, query_id }));

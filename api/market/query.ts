@@ -1,11 +1,15 @@
 // Reads market metrics for a set of pairs over a bucket plan. Each stored table answers the
 // pieces of the plan it covers with the same partial aggregates (sums, counts, minima,
 // maxima), the union is grouped by pair and bucket, and the endpoints turn partials into
-// means and percentages. The SQL text is built only from the constants below; every
-// value (pairs, times, levels, amounts, zone) is bound.
+// means and percentages — in Node for summary and leaderboard, in ClickHouse for the
+// uptime rows (see uptimeSql). The SQL text is built only from the constants below; every
+// value (pairs, times, levels, amounts, zone, column names) is bound.
+import type { Readable } from 'node:stream';
 import { TupleParam } from '@clickhouse/client';
 import type { ClickHouse, Params } from '../../lib/clickhouse.ts';
-import { LEVELS_BPS, UPTIME_AMOUNTS_USD } from '../../processors/metrics/levels.ts';
+import { LEVELS_BPS, UPTIME_AMOUNTS_USD, levelName } from '../../processors/metrics/levels.ts';
+import type { WindowParams } from './params.ts';
+import { timeColumnNames, timestampSql } from './timestamps.ts';
 import type { Interval, Piece, Table } from './window.ts';
 
 export interface PairRef {
@@ -29,25 +33,6 @@ export interface BookPartial {
   ask_depth: number[];
   bid_count: number[];
   ask_count: number[];
-}
-
-/** What spread uptime reads: minutes with data, their mids, and up counts per level of L. */
-export interface SpreadUptimePartial {
-  exchange: string;
-  pair: string;
-  b: number;
-  minutes: number;
-  mid_sum: number;
-  spread_up: number[];
-}
-
-/** What depth uptime reads: minutes with data and up counts per (amount, level). */
-export interface DepthUptimePartial {
-  exchange: string;
-  pair: string;
-  b: number;
-  minutes: number;
-  depth_up: number[];
 }
 
 export interface TradePartial {
@@ -168,7 +153,8 @@ export interface MarketQuery {
   amounts?: number[];
 }
 
-function buildSql(family: Family, q: MarketQuery, params: Params): string | undefined {
+/** The partials per pair and bucket `b`, unordered; undefined when no piece is left. */
+function partialsSql(family: Family, q: MarketQuery, params: Params): string | undefined {
   const parts: string[] = [];
   for (const table of ['minutes', 'hours', 'days'] as const) {
     const pieces = q.pieces.filter((p) => p.table === table);
@@ -203,26 +189,103 @@ function buildSql(family: Family, q: MarketQuery, params: Params): string | unde
       GROUP BY exchange, pair, b`);
   }
   if (parts.length === 0) return undefined;
-  // Ordered here, by bytes: cheaper than in Node, and the order responses list rows in.
   return `SELECT exchange, pair, b, ${PARTIALS[family].outer} FROM (${parts.join('\nUNION ALL\n')})
-    GROUP BY exchange, pair, b ORDER BY exchange, pair, b`;
+    GROUP BY exchange, pair, b`;
 }
 
-/** Partials per pair and bucket, ordered by exchange, pair and bucket. */
+function baseParams(q: MarketQuery): Params {
+  return {
+    pairs: q.pairs.map((p) => new TupleParam([p.exchange, p.pair])),
+    tz: q.zone,
+    levels: [...LEVELS_BPS],
+    amounts: q.amounts ?? [...UPTIME_AMOUNTS_USD],
+  };
+}
+
+// Ordered here, by bytes: cheaper than in Node, and the order responses list rows in.
+const ROW_ORDER = 'ORDER BY exchange, pair, b';
+
+export type UptimeKind = 'spread' | 'depth';
+
+/** An uptime endpoint's rows: the caller's pairs (with their assets), levels, amounts, window. */
+export interface UptimeQuery {
+  kind: UptimeKind;
+  pairs: (PairRef & { asset: string })[];
+  window: WindowParams;
+  levels: number[];
+  /** Depth uptime: the amounts asked, in column order. */
+  amounts?: number[];
+}
+
+const levelIndex = (l: number) => LEVELS_BPS.indexOf(l as (typeof LEVELS_BPS)[number]);
+
+/** The columns of an uptime row (specification 2.6), in order, with where each level's count is. */
+function uptimeColumns(q: UptimeQuery): { names: string[]; counts: { name: string; index: number }[]; read: readonly number[] } {
+  const head = q.kind === 'spread' ? ['asset', 'exchange', 'pair', 'mid_price'] : ['asset', 'exchange', 'pair'];
+  const counts: { name: string; index: number }[] = [];
+  let read: readonly number[] = UPTIME_AMOUNTS_USD;
+  if (q.kind === 'spread') {
+    for (const l of q.levels) counts.push({ name: `${levelName(l)}bps`, index: levelIndex(l) });
+  } else {
+    const amounts = q.amounts ?? [...UPTIME_AMOUNTS_USD];
+    // Rollups hold the counts of the standard amounts; other amounts are counted from minutes.
+    if (!amounts.every((a) => (UPTIME_AMOUNTS_USD as readonly number[]).includes(a))) read = amounts;
+    // depth_up is amount-major, all 25 levels for each amount read.
+    for (const a of amounts) {
+      for (const l of q.levels) counts.push({ name: `${levelName(a)}_at_${levelName(l)}bps`, index: read.indexOf(a) * LEVELS_BPS.length + levelIndex(l) });
+    }
+  }
+  return { names: [...head, ...timeColumnNames(q.window), ...counts.map((c) => c.name)], counts, read };
+}
+
+/**
+ * The uptime rows themselves, computed by ClickHouse: uptime = 100 x up minutes / minutes
+ * with data (addendum 4), mid_price = mean mid, the time columns of timestamps.ts, one row
+ * per pair and bucket with data. These responses run to 50,000 rows of 30 columns and
+ * more; written by ClickHouse, they skip parsing partials and building and serialising
+ * rows in Node, which took twice as long as the query (docs/benchmarks.md).
+ */
+function uptimeSql(q: UptimeQuery, params: Params): { sql: string | undefined; columns: string[] } {
+  const { names, counts, read } = uptimeColumns(q);
+  const standard = read === UPTIME_AMOUNTS_USD;
+  const base: MarketQuery = {
+    pairs: q.pairs,
+    interval: q.window.interval,
+    zone: q.window.zone,
+    pieces: standard ? q.window.plan.pieces : q.window.plan.pieces.map((p) => ({ ...p, table: 'minutes' as const })),
+    amounts: standard ? undefined : [...read],
+  };
+  Object.assign(params, baseParams(base));
+  const partials = partialsSql(q.kind, base, params);
+  if (!partials) return { sql: undefined, columns: names };
+  params.row_keys = q.pairs.map((p) => `${p.exchange}\u0000${p.pair}`);
+  params.row_assets = q.pairs.map((p) => p.asset);
+  const array = q.kind === 'spread' ? 'spread_up' : 'depth_up';
+  const items = [
+    "transform(concat(exchange, char(0), pair), {row_keys:Array(String)}, {row_assets:Array(String)}, '') AS `asset`",
+    'exchange',
+    'pair',
+    ...(q.kind === 'spread' ? ['mid_sum / minutes AS `mid_price`'] : []),
+    ...[timestampSql(q.window, params)].filter((x) => x !== ''),
+    ...counts.map((c, i) => {
+      params[`col_${i}`] = c.name;
+      params[`at_${i}`] = c.index + 1;
+      return `100 * (${array}[{at_${i}:UInt32}] / minutes) AS {col_${i}:Identifier}`;
+    }),
+  ];
+  return { sql: `SELECT ${items.join(',\n  ')} FROM (${partials}) WHERE minutes > 0 ${ROW_ORDER}`, columns: names };
+}
+
+/** Partials per pair and bucket, ordered by exchange, pair and bucket; uptime rows. */
 export class MarketRepository {
   constructor(private readonly ch: ClickHouse) {}
 
   private async run<T extends { b: number }>(family: Family, q: MarketQuery): Promise<T[]> {
     if (q.pairs.length === 0) return [];
-    const params: Params = {
-      pairs: q.pairs.map((p) => new TupleParam([p.exchange, p.pair])),
-      tz: q.zone,
-      levels: [...LEVELS_BPS],
-      amounts: q.amounts ?? [...UPTIME_AMOUNTS_USD],
-    };
-    const sql = buildSql(family, q, params);
+    const params = baseParams(q);
+    const sql = partialsSql(family, q, params);
     if (!sql) return [];
-    const rows = await this.ch.query<T>(sql, params);
+    const rows = await this.ch.query<T>(`${sql} ${ROW_ORDER}`, params);
     for (const r of rows) r.b = Number(r.b);
     return rows;
   }
@@ -231,19 +294,31 @@ export class MarketRepository {
     return this.run<BookPartial>('book', q);
   }
 
-  spreadUptime(q: MarketQuery): Promise<SpreadUptimePartial[]> {
-    return this.run<SpreadUptimePartial>('spread', q);
-  }
-
-  depthUptime(q: MarketQuery): Promise<DepthUptimePartial[]> {
-    return this.run<DepthUptimePartial>('depth', q);
-  }
-
   trades(q: MarketQuery): Promise<TradePartial[]> {
     return this.run<TradePartial>('trade', q);
   }
 
   derivatives(q: MarketQuery): Promise<DerivativePartial[]> {
     return this.run<DerivativePartial>('derivative', q);
+  }
+
+  /** Uptime rows as objects (for CSV), with their columns in order. */
+  async uptimeRows(q: UptimeQuery): Promise<{ columns: string[]; rows: Record<string, unknown>[] }> {
+    const params: Params = {};
+    const { sql, columns } = uptimeSql(q, params);
+    if (!sql || q.pairs.length === 0) return { columns, rows: [] };
+    return { columns, rows: await this.ch.query<Record<string, unknown>>(sql, params) };
+  }
+
+  /** Uptime rows as the response's JSON array, written by ClickHouse. */
+  async uptimeJson(q: UptimeQuery): Promise<Readable | string> {
+    const params: Params = {};
+    const { sql } = uptimeSql(q, params);
+    if (!sql || q.pairs.length === 0) return '[]';
+    return this.ch.stream(
+      `${sql} SETTINGS output_format_json_array_of_rows = 1, output_format_json_escape_forward_slashes = 0, output_format_json_quote_denormals = 0
+      FORMAT JSONEachRow`,
+      params,
+    );
   }
 }

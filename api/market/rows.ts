@@ -1,8 +1,8 @@
 // From partial aggregates to the rows of the specification (part 2.6) with the
 // definitions of addendum section 4: means over minutes with data, sums for volume,
-// uptime = 100 x up minutes / minutes with data, latest funding and open interest.
-import { LEVELS_BPS, UPTIME_AMOUNTS_USD, levelName } from '../../processors/metrics/levels.ts';
-import type { BookPartial, DepthUptimePartial, DerivativePartial, SpreadUptimePartial, TradePartial } from './query.ts';
+// latest funding and open interest. (Uptime rows are computed in ClickHouse: query.ts.)
+import { LEVELS_BPS, levelName } from '../../processors/metrics/levels.ts';
+import type { BookPartial, DerivativePartial, TradePartial } from './query.ts';
 
 export type Row = Record<string, unknown>;
 
@@ -68,40 +68,12 @@ export function depthColumnsWriter(levels: number[], families: DepthFamily[]): (
   };
 }
 
-// Uptime responses may hold 50,000 rows of 25 levels and more: their rows are copies of a
-// blank row (blankRow) filled in place by writers made once per request. Rows built by
-// adding 30 keys one by one fall into V8's slow dictionary mode, and building them and
-// JSON.stringify took twice as long as the query (measured in docs/benchmarks.md).
+// Rows are copies of a blank row (blankRow) filled in place: rows built by adding 30 keys
+// one by one fall into V8's slow dictionary mode (measured in docs/benchmarks.md, when
+// the uptime rows were still built here).
 
 /** A blank row with every column set to null: copies of one parsed template share a fast shape. */
 export function blankRow(columns: string[]): () => Row {
   const template = JSON.parse(JSON.stringify(Object.fromEntries(columns.map((c) => [c, null])))) as Row;
   return () => ({ ...template });
-}
-
-/** Writes `<L>bps` spread uptime (percent of minutes with data) for the requested levels. */
-export function spreadUptimeColumns(levels: number[]): (b: SpreadUptimePartial, row: Row) => void {
-  const names = levels.map((l) => `${levelName(l)}bps`);
-  const at = levels.map(idx);
-  return (b, row) => {
-    for (let k = 0; k < at.length; k++) row[names[k]!] = 100 * ((b.spread_up[at[k]!] ?? 0) / b.minutes);
-  };
-}
-
-/**
- * Writes `<amount>_at_<L>bps` depth uptime. `amountsRead` is the order of amounts the
- * depth_up array was computed for (amount-major, 25 levels each).
- */
-export function depthUptimeColumns(amounts: number[], levels: number[], amountsRead: readonly number[] = UPTIME_AMOUNTS_USD): (b: DepthUptimePartial, row: Row) => void {
-  const names: string[] = [];
-  const at: number[] = [];
-  for (const a of amounts) {
-    for (const l of levels) {
-      names.push(`${levelName(a)}_at_${levelName(l)}bps`);
-      at.push(amountsRead.indexOf(a) * LEVELS_BPS.length + idx(l));
-    }
-  }
-  return (b, row) => {
-    for (let k = 0; k < at.length; k++) row[names[k]!] = 100 * ((b.depth_up[at[k]!] ?? 0) / b.minutes);
-  };
 }

@@ -179,6 +179,33 @@ describe('market endpoints (/v2/metrics/*, /v2/leaderboard/)', function () {
         close(row['10bps'], windowOf(minutes, start, start + len)!.spreadUp[L.indexOf(10)]!, `${row.timestamp}`);
       }
     });
+
+    it('CSV has the JSON rows cell for cell (rows ClickHouse writes either way)', async () => {
+      const from = Date.UTC(2026, 0, 4, 22, 50);
+      const to = Date.UTC(2026, 0, 6, 1, 10);
+      const span = `time_start=${new Date(from).toISOString()}&time_end=${new Date(to).toISOString()}`;
+      for (const path of [
+        `/v2/metrics/uptime/spread/?assets=${w.asset},${w.asset}_PERP&interval=c&market_hours_timezone=Asia/Kolkata&bps=0.05,10,500&${span}`,
+        `/v2/metrics/uptime/depth/?assets=${w.asset}&interval=4h&amounts=12345.5,25000&bps=50&${span}`,
+        `/v2/metrics/uptime/spread/?assets=${w.asset}&interval=a&${span}`,
+      ]) {
+        const json = await call('GET', path, { token });
+        const csv = await call('GET', `${path}&type=csv`, { token });
+        expect(json.status, path).to.equal(200);
+        expect(json.headers.get('content-type'), path).to.match(/^application\/json/);
+        expect(csv.headers.get('content-disposition'), path).to.equal('attachment; filename="data.csv"');
+        const [header, ...lines] = csv.text.trim().split('\n');
+        expect(json.body.length, path).to.be.greaterThan(0);
+        expect(header!.split(','), path).to.deep.equal(Object.keys(json.body[0]));
+        expect(lines.map((l) => l.split(',')), path).to.deep.equal(json.body.map((r: Record<string, unknown>) => Object.values(r).map((v) => (v === null ? '' : String(v)))));
+      }
+    });
+
+    it('answers an empty JSON array when no pair has data', async () => {
+      const r = await call('GET', `/v2/metrics/uptime/spread/?assets=${w.asset}&interval=1h&time_start=2025-01-01T00:00:00Z&time_end=2025-01-02T00:00:00Z`, { token });
+      expect(r.status).to.equal(200);
+      expect(r.body).to.deep.equal([]);
+    });
   });
 
   describe('leaderboard', () => {

@@ -2,16 +2,16 @@
 // query string, POST with them in a JSON body (lists as arrays or comma-separated strings).
 import type Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
-import { DateTime } from 'luxon';
-import { LEVELS_BPS, UPTIME_AMOUNTS_USD, levelName } from '../../../processors/metrics/levels.ts';
+import { LEVELS_BPS, UPTIME_AMOUNTS_USD } from '../../../processors/metrics/levels.ts';
 import type { Pair } from '../../../lib/repositories/reference.ts';
 import type { ApiDeps } from '../../deps.ts';
 import { authenticate, principalOf } from '../../http/auth.ts';
 import { badRequest } from '../../http/errors.ts';
 import { sendRows, wantsCsv } from '../../market/csv.ts';
-import { Problems, list, parseAmounts, parseAssets, parseLevels, parseWindow, type RawParams, type WindowParams } from '../../market/params.ts';
-import { MarketRepository, type BookPartial, type DerivativePartial, type TradePartial } from '../../market/query.ts';
-import { blankRow, depthColumnNames, depthColumnsWriter, depthUptimeColumns, derivatives, priceChange, spreadUptimeColumns, tick, twap, volume, vwap, type Row } from '../../market/rows.ts';
+import { Problems, list, parseAmounts, parseAssets, parseLevels, parseWindow, type RawParams } from '../../market/params.ts';
+import { MarketRepository, type BookPartial, type DerivativePartial, type TradePartial, type UptimeQuery } from '../../market/query.ts';
+import { blankRow, depthColumnNames, depthColumnsWriter, derivatives, priceChange, tick, twap, volume, vwap, type Row } from '../../market/rows.ts';
+import { timestampOf } from '../../market/timestamps.ts';
 import { callerScope } from '../../market/scope.ts';
 import { planBuckets, type Interval } from '../../market/window.ts';
 import { presentExchange } from '../presenters.ts';
@@ -38,54 +38,6 @@ function both(router: Router, deps: ApiDeps, path: string, handler: Handler): vo
 const key = (exchange: string, pair: string, b: number) => `${exchange}\u0000${pair}\u0000${b}`;
 function byKey<T extends { exchange: string; pair: string; b: number }>(rows: T[]): Map<string, T> {
   return new Map(rows.map((r) => [key(r.exchange, r.pair, r.b), r]));
-}
-
-function timestampOf(w: WindowParams, b: number): Row {
-  if (w.interval === 'a') return {};
-  const bucket = w.interval === 'c' ? w.plan.buckets![b]! : undefined;
-  const ms = bucket ? bucket.start : b * 1000;
-  const dt = DateTime.fromMillis(ms, { zone: w.zoned ? w.zone : 'utc' });
-  const ts = w.zoned ? dt.toISO({ suppressMilliseconds: true })! : dt.toUTC().toISO({ suppressMilliseconds: true })!.replace('.000Z', 'Z');
-  return bucket ? { timestamp: ts, interval: bucket.interval } : { timestamp: ts };
-}
-
-/** timestampOf, once per bucket: a response has many pairs per bucket, and luxon is slow. */
-function timestamps(w: WindowParams): (b: number) => Row {
-  const seen = new Map<number, Row>();
-  return (b) => {
-    let t = seen.get(b);
-    if (!t) seen.set(b, (t = timestampOf(w, b)));
-    return t;
-  };
-}
-
-/**
- * One row per pair and bucket with data, in the order of `books`: asset, exchange, pair and
- * the bucket's time columns, the rest written by `fill`. Rows are copies of a blank row
- * (see blankRow: uptime responses run to 50,000 rows and more).
- */
-function bucketRows<B extends { exchange: string; pair: string; b: number; minutes: number }>(
-  books: B[],
-  pairs: Pair[],
-  window: WindowParams,
-  columns: string[],
-  fill: (b: B, row: Row) => void,
-): Row[] {
-  const assetOf = new Map(pairs.map((x) => [`${x.exchange}\u0000${x.pair}`, x.asset]));
-  const timestamp = timestamps(window);
-  const blank = blankRow(columns);
-  const rows: Row[] = [];
-  for (const b of books) {
-    if (b.minutes === 0) continue;
-    const row = blank();
-    row.asset = assetOf.get(`${b.exchange}\u0000${b.pair}`);
-    row.exchange = b.exchange;
-    row.pair = b.pair;
-    Object.assign(row, timestamp(b.b));
-    fill(b, row);
-    rows.push(row);
-  }
-  return rows;
 }
 
 export function marketRoutes(router: Router, deps: ApiDeps): void {
@@ -218,15 +170,7 @@ export function marketRoutes(router: Router, deps: ApiDeps): void {
     const out = wantsCsv(ctx);
     const { p, scope, window, assets, levels } = await common(ctx, raw);
     p.throwIfAny();
-    const pairs = pairsOf(scope, assets);
-    const books = await market.spreadUptime({ pairs, interval: window.interval, zone: window.zone, pieces: window.plan.pieces });
-    const columns = ['asset', 'exchange', 'pair', 'mid_price', ...timeColumns(window), ...levels.map((l) => `${levelName(l)}bps`)];
-    const write = spreadUptimeColumns(levels);
-    const rows = bucketRows(books, pairs, window, columns, (b, row) => {
-      row.mid_price = twap(b);
-      write(b, row);
-    });
-    sendRows(ctx, rows, columns, out);
+    await sendUptime(ctx, { kind: 'spread', pairs: pairsOf(scope, assets), window, levels }, out);
   });
 
   // POST/GET /v2/metrics/uptime/depth/: share of minutes with both sides above each amount.
@@ -235,22 +179,27 @@ export function marketRoutes(router: Router, deps: ApiDeps): void {
     const { p, scope, window, assets, levels } = await common(ctx, raw);
     const amounts = parseAmounts(raw, p);
     p.throwIfAny();
-    const standard = amounts.every((a) => (UPTIME_AMOUNTS_USD as readonly number[]).includes(a));
-    let pieces = window.plan.pieces;
-    if (!standard) {
-      // Other amounts are only answerable from minute rows: read those alone, within a month.
+    if (!amounts.every((a) => (UPTIME_AMOUNTS_USD as readonly number[]).includes(a))) {
+      // Other amounts are only answerable from minute rows (query.ts reads those alone): within a month.
       const span = window.ranges[window.ranges.length - 1]![1] - window.ranges[0]![0];
       if (span > 31 * 86_400_000) {
         throw badRequest({ amounts: [`Amounts other than ${UPTIME_AMOUNTS_USD.join(', ')} are computed from minute data: the window may span at most 31 days.`] });
       }
-      pieces = pieces.map((x) => ({ ...x, table: 'minutes' as const }));
     }
-    const pairs = pairsOf(scope, assets);
-    const books = await market.depthUptime({ pairs, interval: window.interval, zone: window.zone, pieces, amounts: standard ? undefined : amounts });
-    const columns = ['asset', 'exchange', 'pair', ...timeColumns(window), ...amounts.flatMap((a) => levels.map((l) => `${levelName(a)}_at_${levelName(l)}bps`))];
-    const rows = bucketRows(books, pairs, window, columns, depthUptimeColumns(amounts, levels, standard ? UPTIME_AMOUNTS_USD : amounts));
-    sendRows(ctx, rows, columns, out);
+    await sendUptime(ctx, { kind: 'depth', pairs: pairsOf(scope, assets), window, levels, amounts }, out);
   });
+
+  /** Uptime rows: as ClickHouse wrote them for JSON, through csv-stringify for CSV. */
+  async function sendUptime(ctx: Context, q: UptimeQuery, out: { csv: boolean; filename: string }): Promise<void> {
+    if (out.csv) {
+      const { rows, columns } = await market.uptimeRows(q);
+      sendRows(ctx, rows, columns, out);
+      return;
+    }
+    const body = await market.uptimeJson(q);
+    ctx.type = 'application/json';
+    ctx.body = body;
+  }
 
   // POST/GET /v2/metrics/volume/regional/: trade volume by exchange region.
   both(router, deps, '/v2/metrics/volume/regional/', async (ctx, raw) => {
@@ -296,9 +245,5 @@ export function marketRoutes(router: Router, deps: ApiDeps): void {
   });
 }
 
-function timeColumns(w: WindowParams): string[] {
-  if (w.interval === 'a') return [];
-  return w.interval === 'c' ? ['timestamp', 'interval'] : ['timestamp'];
-}
 
 export type { BookPartial, DerivativePartial, TradePartial };

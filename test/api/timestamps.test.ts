@@ -1,0 +1,58 @@
+import { expect } from 'chai';
+import type { Params } from '../../lib/clickhouse.ts';
+import type { WindowParams } from '../../api/market/params.ts';
+import { timestampOf, timestampSql } from '../../api/market/timestamps.ts';
+import { planBuckets } from '../../api/market/window.ts';
+import { testStack } from '../support/stack.ts';
+
+const H = 3600;
+
+/** Bucket starts (epoch s) every `step` seconds around `center`, `n` each side. */
+const around = (center: number, step: number, n: number) => Array.from({ length: 2 * n + 1 }, (_, i) => center + (i - n) * step);
+
+describe('time columns written by SQL and by luxon', () => {
+  // The uptime endpoints have ClickHouse write their timestamps; every other bucketed row
+  // is written by luxon. Both must give the same strings for every zone and instant.
+  async function sqlTimestamps(w: WindowParams, bs: number[]): Promise<Record<string, string>[]> {
+    const params: Params = { bs };
+    const items = timestampSql(w, params);
+    return testStack().service.deps.ch.query<Record<string, string>>(`SELECT ${items} FROM (SELECT arrayJoin({bs:Array(UInt32)}) AS b) ORDER BY b`, params);
+  }
+
+  const cases: { zone: string; zoned: boolean; instants: number[] }[] = [
+    { zone: 'UTC', zoned: false, instants: around(Date.UTC(2026, 0, 5) / 1000, H, 30) },
+    // Clocks forward on 8 March and back on 1 November 2026, at 02:00 local.
+    { zone: 'America/New_York', zoned: true, instants: [...around(Date.UTC(2026, 2, 8, 7) / 1000, 900, 12), ...around(Date.UTC(2026, 10, 1, 6) / 1000, 900, 12)] },
+    // At +00:00 in winter but not a fixed zone: luxon writes +00:00, not Z.
+    { zone: 'Europe/London', zoned: true, instants: [...around(Date.UTC(2026, 0, 5) / 1000, H, 3), ...around(Date.UTC(2026, 2, 29, 1) / 1000, 900, 8)] },
+    { zone: 'Asia/Kolkata', zoned: true, instants: around(Date.UTC(2026, 0, 4, 18, 30) / 1000, 1800, 6) },
+    { zone: 'Asia/Kathmandu', zoned: true, instants: around(Date.UTC(2026, 5, 1) / 1000, 900, 4) },
+    { zone: 'America/St_Johns', zoned: true, instants: around(Date.UTC(2026, 2, 8, 5, 30) / 1000, 900, 8) },
+    // Half-hour daylight saving.
+    { zone: 'Australia/Lord_Howe', zoned: true, instants: around(Date.UTC(2026, 3, 4, 15) / 1000, 900, 8) },
+    { zone: 'Etc/GMT+5', zoned: true, instants: around(Date.UTC(2026, 0, 5) / 1000, H, 2) },
+  ];
+
+  for (const { zone, zoned, instants } of cases) {
+    it(`agree for ${zone}${zoned ? '' : ' (not zoned)'}`, async () => {
+      const w: WindowParams = { interval: '15m', ranges: [], zone, zoned, plan: { pieces: [] } };
+      const fromSql = await sqlTimestamps(w, instants);
+      const fromLuxon = [...instants].sort((a, b) => a - b).map((b) => timestampOf(w, b));
+      expect(fromSql).to.deep.equal(fromLuxon);
+    });
+  }
+
+  it('agree for interval c, with each bucket interval', async () => {
+    const ranges: [number, number][] = [[Date.UTC(2026, 2, 7, 22, 50), Date.UTC(2026, 2, 9, 1, 10)]];
+    const w: WindowParams = { interval: 'c', ranges, zone: 'America/New_York', zoned: true, plan: planBuckets('c', ranges, 'America/New_York') };
+    const indices = w.plan.buckets!.map((_, i) => i);
+    expect(indices.length).to.be.greaterThan(10);
+    expect(await sqlTimestamps(w, indices)).to.deep.equal(indices.map((i) => timestampOf(w, i)));
+  });
+
+  it('write no time column for interval a', () => {
+    const w: WindowParams = { interval: 'a', ranges: [], zone: 'UTC', zoned: false, plan: { pieces: [] } };
+    expect(timestampSql(w, {})).to.equal('');
+    expect(timestampOf(w, 0)).to.deep.equal({});
+  });
+});
