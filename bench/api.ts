@@ -62,6 +62,7 @@ const opt = flags(
     settle: { default: '90', help: 'most seconds to wait for background merges after loading' },
     'load-connections': { default: '2', help: 'inserts running at once while loading the history' },
     'series-seconds': { default: '45', help: 'most seconds per timed series (fewer requests when a query is slow; at least 5)' },
+    'ingesting-seconds': { default: '65', help: 'least seconds per timed series while ingesting (more requests than --requests), so each series sees a minute close with its rollups' },
     'keep-data': { default: '', help: 'keep the data folder here, and reuse the history already loaded in it (same --pairs and --days)' },
     'load-only': { default: 'no', help: '"yes": stop after loading (with --keep-data, to measure later)' },
   },
@@ -81,6 +82,7 @@ if (LOAD_ONLY && !KEEP_DATA) throw new Error('--load-only yes needs --keep-data 
 const LOAD_CONNECTIONS = positiveInt('load-connections', opt['load-connections']);
 const SERIES_MS = positiveInt('series-seconds', opt['series-seconds']) * 1000;
 const MIN_REQUESTS = Math.min(5, REQUESTS);
+const INGESTING_MS = positiveInt('ingesting-seconds', opt['ingesting-seconds']) * 1000;
 
 const GOAL_P95_MS = 250;
 
@@ -106,7 +108,7 @@ interface Captured {
 
 /**
  * Records the market queries the API's ClickHouse connection runs (those of
- * api/market/query.ts: they bind `pairs` and `levels`) while `recording` is set: parsed
+ * api/market/query.ts: they bind `pairs` and `tz`) while `recording` is set: parsed
  * rows (query) and output ClickHouse writes in its final form (stream, the uptime rows).
  */
 class QueryRecorder {
@@ -115,7 +117,7 @@ class QueryRecorder {
   constructor(ch: ClickHouse) {
     const query: ClickHouse['query'] = ch.query.bind(ch);
     const stream: ClickHouse['stream'] = ch.stream.bind(ch);
-    const market = (params?: Params): params is Params => !!this.recording && !!params && 'pairs' in params && 'levels' in params;
+    const market = (params?: Params): params is Params => !!this.recording && !!params && 'pairs' in params && 'tz' in params;
     ch.query = <T>(sql: string, params?: Params, settings?: ClickHouseSettings): Promise<T[]> => {
       if (market(params)) this.recording!.push({ sql, params, stream: false });
       return query<T>(sql, params, settings);
@@ -132,6 +134,8 @@ interface Series {
   bare: number[];
   bytes: number;
   rows: number;
+  /** Book minute rows the processors wrote during the series. */
+  written: number;
 }
 
 type Phase = 'idle' | 'ingesting';
@@ -172,11 +176,13 @@ async function main(r: BenchRun): Promise<Figure[]> {
 
   const token = await login(service, world);
   const recorder = new QueryRecorder(service.deps.ch);
+  const client = new HttpClient();
+  r.onCleanup(() => client.stop());
 
   const results = new Map<string, Series>();
   const measure = async (phase: Phase) => {
     for (const q of QUERIES) {
-      const s = await series(service, token, bare, recorder, q, phase);
+      const s = await series(service, client, token, bare, recorder, q, phase);
       results.set(`${phase}:${q.name}`, s);
     }
   };
@@ -541,18 +547,89 @@ async function login(service: Service, world: BenchWorld): Promise<string> {
   return body.token;
 }
 
-async function httpOnce(service: Service, token: string, q: QuerySpec): Promise<{ ms: number; bytes: number; rows: number }> {
-  const t = performance.now();
-  const res = await fetch(`${service.api.url}${q.path}`, {
-    method: q.method,
-    headers: { Authorization: `Token ${token}`, ...(q.body ? { 'Content-Type': 'application/json' } : {}) },
-    body: q.body ? JSON.stringify(q.body) : undefined,
+interface HttpRequest {
+  url: string;
+  method: string;
+  token: string;
+  body?: string;
+}
+
+interface HttpResult {
+  ms: number;
+  bytes: number;
+  rows: number;
+  error?: string;
+}
+
+/**
+ * The HTTP client, in a process of its own (this script again, with BENCH_CLIENT set), as
+ * a user's would be: in the service's process, receiving and decoding a 22 MiB response
+ * took turns of the event loop the service needed to send it. Each request is timed there,
+ * from sending it to holding the whole body as text.
+ */
+class HttpClient {
+  private readonly child = fork(fileURLToPath(import.meta.url), [], { env: { ...process.env, BENCH_CLIENT: '1' }, stdio: 'inherit' });
+  private readonly waiting = new Map<number, (r: HttpResult) => void>();
+  private seq = 0;
+  private readonly ready: Promise<void>;
+
+  constructor() {
+    this.ready = new Promise<void>((resolve) => this.child.once('message', () => resolve()));
+    this.child.on('message', (m: { id: number } & HttpResult) => {
+      this.waiting.get(m.id)?.(m);
+      this.waiting.delete(m.id);
+    });
+    this.child.once('exit', (code) => {
+      for (const done of this.waiting.values()) done({ ms: 0, bytes: 0, rows: 0, error: `the client process exited (${code})` });
+      this.waiting.clear();
+    });
+  }
+
+  async once(service: Service, token: string, q: QuerySpec): Promise<HttpResult> {
+    await this.ready;
+    const id = ++this.seq;
+    const req: HttpRequest = { url: `${service.api.url}${q.path}`, method: q.method, token, body: q.body ? JSON.stringify(q.body) : undefined };
+    const r = await new Promise<HttpResult>((resolve) => {
+      this.waiting.set(id, resolve);
+      this.child.send({ id, ...req });
+    });
+    if (r.error) throw new Error(`${q.method} ${q.path}: ${r.error}`);
+    return r;
+  }
+
+  async stop(): Promise<void> {
+    if (this.child.exitCode !== null) return;
+    const exited = new Promise<void>((resolve) => this.child.once('exit', () => resolve()));
+    this.child.send('stop');
+    await exited;
+  }
+}
+
+/** The client process: one request at a time, as the parent asks. */
+async function runClient(): Promise<void> {
+  await new Promise<void>((resolve) => {
+    process.on('message', (m: 'stop' | ({ id: number } & HttpRequest)) => {
+      if (m === 'stop') return resolve();
+      void (async () => {
+        try {
+          const t = performance.now();
+          const res = await fetch(m.url, {
+            method: m.method,
+            headers: { Authorization: `Token ${m.token}`, ...(m.body ? { 'Content-Type': 'application/json' } : {}) },
+            body: m.body,
+          });
+          const text = await res.text();
+          const ms = performance.now() - t;
+          if (res.status !== 200) return process.send?.({ id: m.id, ms, bytes: 0, rows: 0, error: `${res.status} ${text.slice(0, 300)}` });
+          const body = JSON.parse(text) as unknown;
+          process.send?.({ id: m.id, ms, bytes: text.length, rows: Array.isArray(body) ? body.length : 0 });
+        } catch (e) {
+          process.send?.({ id: m.id, ms: 0, bytes: 0, rows: 0, error: String(e) });
+        }
+      })();
+    });
+    process.send?.({ ready: true });
   });
-  const text = await res.text();
-  const ms = performance.now() - t;
-  if (res.status !== 200) throw new Error(`${q.method} ${q.path}: ${res.status} ${text.slice(0, 300)}`);
-  const body = JSON.parse(text) as unknown;
-  return { ms, bytes: text.length, rows: Array.isArray(body) ? body.length : 0 };
 }
 
 /**
@@ -572,32 +649,38 @@ async function bareOnce(bare: ClickHouse, queries: Captured[]): Promise<{ ms: nu
   return { ms: performance.now() - t, rows: sizes[0] ?? 0 };
 }
 
-async function series(service: Service, token: string, bare: ClickHouse, recorder: QueryRecorder, q: QuerySpec, phase: Phase): Promise<Series> {
+async function series(service: Service, client: HttpClient, token: string, bare: ClickHouse, recorder: QueryRecorder, q: QuerySpec, phase: Phase): Promise<Series> {
   // One untimed request records the SQL the endpoint runs; then the warm-up.
   recorder.recording = [];
-  await httpOnce(service, token, q);
+  await client.once(service, token, q);
   const queries = recorder.recording;
   recorder.recording = undefined;
   if (queries.length === 0) throw new Error(`${q.path} ran no market query`);
   for (let i = 0; i < WARMUP; i++) {
     await bareOnce(bare, queries);
-    await httpOnce(service, token, q);
+    await client.once(service, token, q);
   }
-  const s: Series = { http: [], bare: [], bytes: 0, rows: 0 };
+  const s: Series = { http: [], bare: [], bytes: 0, rows: 0, written: 0 };
+  const rowsBefore = await minuteRows(bare);
   // Alternating, so both see the same moments of background work; within a time budget,
   // so a slow query does not stretch the run (the figures say how many were timed).
   const started = performance.now();
-  for (let i = 0; i < REQUESTS && (i < MIN_REQUESTS || performance.now() - started < SERIES_MS); i++) {
+  // While ingesting, a series lasts at least INGESTING_MS: minutes close (rows, then
+  // rollups) once a minute, and a shorter series could fall between two closes.
+  const more = (i: number) =>
+    (i < REQUESTS && (i < MIN_REQUESTS || performance.now() - started < SERIES_MS)) || (phase === 'ingesting' && performance.now() - started < INGESTING_MS);
+  for (let i = 0; more(i); i++) {
     const b = await bareOnce(bare, queries);
     s.bare.push(b.ms);
-    const h = await httpOnce(service, token, q);
+    const h = await client.once(service, token, q);
     s.http.push(h.ms);
     s.bytes = h.bytes;
     s.rows = h.rows;
   }
+  s.written = (await minuteRows(bare)) - rowsBefore;
   say(
     NAME,
-    `  ${phase.padEnd(9)} ${q.name} (${s.http.length} requests): HTTP p50 ${fmtMs(percentile(s.http, 50))} p95 ${fmtMs(percentile(s.http, 95))}; bare p50 ${fmtMs(percentile(s.bare, 50))} p95 ${fmtMs(percentile(s.bare, 95))}; ${fmtInt(s.rows)} rows, ${(s.bytes / 2 ** 20).toFixed(1)} MiB`,
+    `  ${phase.padEnd(9)} ${q.name} (${s.http.length} requests): HTTP p50 ${fmtMs(percentile(s.http, 50))} p95 ${fmtMs(percentile(s.http, 95))}; bare p50 ${fmtMs(percentile(s.bare, 50))} p95 ${fmtMs(percentile(s.bare, 95))}; ${fmtInt(s.rows)} rows, ${(s.bytes / 2 ** 20).toFixed(1)} MiB; ${fmtInt(s.written)} book minute rows written meanwhile`,
   );
   return s;
 }
@@ -620,7 +703,7 @@ function figuresOf(results: Map<string, Series>, loaded: Loaded, ingest: { books
       const goal = phase === 'ingesting';
       f.push({
         figure: `${q.name}, ${phase === 'idle' ? 'idle' : 'while ingesting'}: HTTP p50 / p95`,
-        value: `${fmtMs(p50)} / ${fmtMs(p95)} (n=${s.http.length}; ${fmtInt(s.rows)} rows, ${(s.bytes / 2 ** 20).toFixed(1)} MiB)`,
+        value: `${fmtMs(p50)} / ${fmtMs(p95)} (n=${s.http.length}; ${fmtInt(s.rows)} rows, ${(s.bytes / 2 ** 20).toFixed(1)} MiB${phase === 'ingesting' ? `; ${fmtInt(s.written)} book minute rows written meanwhile` : ''})`,
         goal: goal ? `p95 < ${GOAL_P95_MS} ms` : '—',
         result: goal ? check(p95 < GOAL_P95_MS) : 'info',
       });
@@ -644,6 +727,10 @@ function figuresOf(results: Map<string, Series>, loaded: Loaded, ingest: { books
 // Last, so every constant above is initialised before the run starts.
 if (process.env.BENCH_FEED) {
   await runFeed(JSON.parse(process.env.BENCH_FEED) as FeedSpec);
+  process.exit(0);
+}
+if (process.env.BENCH_CLIENT) {
+  await runClient();
   process.exit(0);
 }
 const run = await startRun(NAME, { LATENESS_SECONDS: String(LATENESS_S) }, { keepDataDir: KEEP_DATA || undefined });

@@ -58,14 +58,10 @@ export interface DerivativePartial {
 
 // Each endpoint reads only the columns it answers from: book rows are wide (arrays of 25
 // levels, 125 depth-uptime counts, slippage), and reading them is most of a query's time.
-type Family = 'book' | 'spread' | 'depth' | 'trade' | 'derivative';
-
-const BOOK_TABLES = { minutes: 'book_minutes', hours: 'book_hours', days: 'book_days' };
+type Family = 'book' | 'trade' | 'derivative';
 
 const TABLES: Record<Family, Record<Table, string>> = {
-  book: BOOK_TABLES,
-  spread: BOOK_TABLES,
-  depth: BOOK_TABLES,
+  book: { minutes: 'book_minutes', hours: 'book_hours', days: 'book_days' },
   trade: { minutes: 'trade_minutes', hours: 'trade_hours', days: 'trade_days' },
   derivative: { minutes: 'derivative_minutes', hours: 'derivative_hours', days: 'derivative_days' },
 };
@@ -106,24 +102,8 @@ const DERIVATIVE_PARTIALS = `max(funding) AS funding_p, max(open_interest) AS oi
 const DERIVATIVE_OUTER = `toUnixTimestamp64Milli(tupleElement(max(funding_p), 1)) AS funding_ts, tupleElement(max(funding_p), 2) AS funding,
   toUnixTimestamp64Milli(tupleElement(max(oi_p), 1)) AS oi_ts, tupleElement(max(oi_p), 2) AS open_interest`;
 
-const SPREAD_MINUTE_PARTIALS = `count() AS minutes_p, sum(mid) AS mid_sum_p,
-  sumForEach(arrayMap(l -> toUInt64(spread_bps_max <= l), {levels:Array(Float64)})) AS spread_up_p`;
-const SPREAD_ROLLUP_PARTIALS = `sum(minutes) AS minutes_p, sum(mid_sum) AS mid_sum_p, sumForEach(spread_up) AS spread_up_p`;
-const SPREAD_OUTER = `sum(minutes_p) AS minutes, sum(mid_sum_p) AS mid_sum, sumForEach(spread_up_p) AS spread_up`;
-
-// Minutes count a depth-up minute per (amount, level), amount-major, for any amounts asked;
-// rollups hold the counts of the standard amounts (processors/metrics/levels.ts).
-const DEPTH_MINUTE_PARTIALS = `count() AS minutes_p,
-  sumForEach(arrayMap((d, a) -> toUInt64(d > a),
-    arrayFlatten(arrayWithConstant(length({amounts:Array(Float64)}), arrayResize(min_depth, 25, 0.))),
-    arrayFlatten(arrayMap(a -> arrayWithConstant(25, a), {amounts:Array(Float64)})))) AS depth_up_p`;
-const DEPTH_ROLLUP_PARTIALS = `sum(minutes) AS minutes_p, sumForEach(depth_up) AS depth_up_p`;
-const DEPTH_OUTER = `sum(minutes_p) AS minutes, sumForEach(depth_up_p) AS depth_up`;
-
 const PARTIALS: Record<Family, { minutes: string; rollup: string; outer: string }> = {
   book: { minutes: BOOK_MINUTE_PARTIALS, rollup: BOOK_ROLLUP_PARTIALS, outer: BOOK_OUTER },
-  spread: { minutes: SPREAD_MINUTE_PARTIALS, rollup: SPREAD_ROLLUP_PARTIALS, outer: SPREAD_OUTER },
-  depth: { minutes: DEPTH_MINUTE_PARTIALS, rollup: DEPTH_ROLLUP_PARTIALS, outer: DEPTH_OUTER },
   trade: { minutes: TRADE_PARTIALS, rollup: TRADE_PARTIALS, outer: TRADE_OUTER },
   derivative: { minutes: DERIVATIVE_PARTIALS, rollup: DERIVATIVE_PARTIALS, outer: DERIVATIVE_OUTER },
 };
@@ -149,13 +129,15 @@ export interface MarketQuery {
   interval: Interval;
   zone: string;
   pieces: Piece[];
-  /** Depth-uptime amounts; anything but the standard set can be read from minutes only. */
-  amounts?: number[];
 }
 
-/** The partials per pair and bucket `b`, unordered; undefined when no piece is left. */
-function partialsSql(family: Family, q: MarketQuery, params: Params): string | undefined {
-  const parts: string[] = [];
+/**
+ * One SELECT per stored table the plan reads, each giving exchange, pair, the bucket `b`
+ * and the columns `select` writes for that table, from the table's pieces only. With
+ * `grouped`, each is grouped by pair and bucket (`select` then holds aggregates).
+ */
+function sourcesSql(tables: Record<Table, string>, q: MarketQuery, params: Params, select: (table: Table) => string, grouped: boolean): { table: Table; sql: string }[] {
+  const parts: { table: Table; sql: string }[] = [];
   for (const table of ['minutes', 'hours', 'days'] as const) {
     const pieces = q.pieces.filter((p) => p.table === table);
     if (pieces.length === 0) continue;
@@ -163,7 +145,7 @@ function partialsSql(family: Family, q: MarketQuery, params: Params): string | u
     const k = table[0];
     params[`${k}_from`] = pieces.map((p) => p.from / 1000);
     params[`${k}_to`] = pieces.map((p) => p.to / 1000);
-    params[`${k}_table`] = TABLES[family][table];
+    params[`${k}_table`] = tables[table];
     // One index-usable range per piece: a min..max bound would read every row between
     // the window's two edge pieces.
     const ranges = pieces.map((p, i) => {
@@ -182,24 +164,26 @@ function partialsSql(family: Family, q: MarketQuery, params: Params): string | u
         : q.interval === 'c'
           ? `{${k}_bucket:Array(UInt32)}[arrayFirstIndex((f, e) -> t >= f AND t < e, {${k}_from:Array(DateTime('UTC'))}, {${k}_to:Array(DateTime('UTC'))})]`
           : BUCKET_EXPR[q.interval];
-    const partials = table === 'minutes' ? PARTIALS[family].minutes : PARTIALS[family].rollup;
-    parts.push(`WITH ${start} AS t SELECT exchange, pair, ${bucket} AS b, ${partials}
+    parts.push({
+      table,
+      sql: `WITH ${start} AS t SELECT exchange, pair, ${bucket} AS b, ${select(table)}
       FROM {${k}_table:Identifier} FINAL
-      WHERE (exchange, pair) IN {pairs:Array(Tuple(String, String))} AND (${ranges.join(' OR ')})
-      GROUP BY exchange, pair, b`);
+      WHERE (exchange, pair) IN {pairs:Array(Tuple(String, String))} AND (${ranges.join(' OR ')})${grouped ? '\n      GROUP BY exchange, pair, b' : ''}`,
+    });
   }
+  return parts;
+}
+
+/** The partials per pair and bucket `b`, unordered; undefined when no piece is left. */
+function partialsSql(family: Family, q: MarketQuery, params: Params): string | undefined {
+  const parts = sourcesSql(TABLES[family], q, params, (table) => (table === 'minutes' ? PARTIALS[family].minutes : PARTIALS[family].rollup), true);
   if (parts.length === 0) return undefined;
-  return `SELECT exchange, pair, b, ${PARTIALS[family].outer} FROM (${parts.join('\nUNION ALL\n')})
+  return `SELECT exchange, pair, b, ${PARTIALS[family].outer} FROM (${parts.map((x) => x.sql).join('\nUNION ALL\n')})
     GROUP BY exchange, pair, b`;
 }
 
 function baseParams(q: MarketQuery): Params {
-  return {
-    pairs: q.pairs.map((p) => new TupleParam([p.exchange, p.pair])),
-    tz: q.zone,
-    levels: [...LEVELS_BPS],
-    amounts: q.amounts ?? [...UPTIME_AMOUNTS_USD],
-  };
+  return { pairs: q.pairs.map((p) => new TupleParam([p.exchange, p.pair])), tz: q.zone };
 }
 
 // Ordered here, by bytes: cheaper than in Node, and the order responses list rows in.
@@ -217,25 +201,62 @@ export interface UptimeQuery {
   amounts?: number[];
 }
 
+/** Per fixed interval, the stored table whose rows are exactly its buckets. */
+const EXACT_TABLE: Partial<Record<Interval, Table>> = { '1m': 'minutes', '1h': 'hours', '1d': 'days' };
+
+/** One uptime column: its name, and its count of up minutes in a minute row and in a rollup row. */
+interface UptimeCount {
+  name: string;
+  minute: (i: number, params: Params) => string;
+  /** Undefined when rollups do not hold it (depth uptime at amounts other than the standard five). */
+  rollup?: (i: number, params: Params) => string;
+}
+
 const levelIndex = (l: number) => LEVELS_BPS.indexOf(l as (typeof LEVELS_BPS)[number]);
 
-/** The columns of an uptime row (specification 2.6), in order, with where each level's count is. */
-function uptimeColumns(q: UptimeQuery): { names: string[]; counts: { name: string; index: number }[]; read: readonly number[] } {
-  const head = q.kind === 'spread' ? ['asset', 'exchange', 'pair', 'mid_price'] : ['asset', 'exchange', 'pair'];
-  const counts: { name: string; index: number }[] = [];
-  let read: readonly number[] = UPTIME_AMOUNTS_USD;
+/** The uptime columns asked for, in row order (specification 2.6). */
+function uptimeCounts(q: UptimeQuery): UptimeCount[] {
   if (q.kind === 'spread') {
-    for (const l of q.levels) counts.push({ name: `${levelName(l)}bps`, index: levelIndex(l) });
-  } else {
-    const amounts = q.amounts ?? [...UPTIME_AMOUNTS_USD];
-    // Rollups hold the counts of the standard amounts; other amounts are counted from minutes.
-    if (!amounts.every((a) => (UPTIME_AMOUNTS_USD as readonly number[]).includes(a))) read = amounts;
-    // depth_up is amount-major, all 25 levels for each amount read.
-    for (const a of amounts) {
-      for (const l of q.levels) counts.push({ name: `${levelName(a)}_at_${levelName(l)}bps`, index: read.indexOf(a) * LEVELS_BPS.length + levelIndex(l) });
-    }
+    // Up in a minute: the minute's widest spread within L (processors/metrics/book.ts).
+    return q.levels.map((l) => ({
+      name: `${levelName(l)}bps`,
+      minute: (i: number, params: Params) => {
+        params[`lv_${i}`] = l;
+        return `toUInt64(spread_bps_max <= {lv_${i}:Float64})`;
+      },
+      rollup: (i: number, params: Params) => {
+        params[`at_${i}`] = levelIndex(l) + 1;
+        return `spread_up[{at_${i}:UInt32}]`;
+      },
+    }));
   }
-  return { names: [...head, ...timeColumnNames(q.window), ...counts.map((c) => c.name)], counts, read };
+  // Up in a minute: the minute's least depth within L above the amount on both sides.
+  // Rollups count the standard amounts, amount-major, 25 levels each.
+  return (q.amounts ?? [...UPTIME_AMOUNTS_USD]).flatMap((a) => {
+    const standard = (UPTIME_AMOUNTS_USD as readonly number[]).indexOf(a);
+    return q.levels.map((l) => ({
+      name: `${levelName(a)}_at_${levelName(l)}bps`,
+      minute: (i: number, params: Params) => {
+        params[`lv_${i}`] = levelIndex(l) + 1;
+        params[`am_${i}`] = a;
+        // Out of range (a book with fewer levels stored) reads 0: not up.
+        return `toUInt64(min_depth[{lv_${i}:UInt32}] > {am_${i}:Float64})`;
+      },
+      rollup:
+        standard < 0
+          ? undefined
+          : (i: number, params: Params) => {
+              params[`at_${i}`] = standard * LEVELS_BPS.length + levelIndex(l) + 1;
+              return `depth_up[{at_${i}:UInt32}]`;
+            },
+    }));
+  });
+}
+
+/** The columns of an uptime row, in order. */
+function uptimeColumnNames(q: UptimeQuery, counts: UptimeCount[]): string[] {
+  const head = q.kind === 'spread' ? ['asset', 'exchange', 'pair', 'mid_price'] : ['asset', 'exchange', 'pair'];
+  return [...head, ...timeColumnNames(q.window), ...counts.map((c) => c.name)];
 }
 
 /**
@@ -243,37 +264,64 @@ function uptimeColumns(q: UptimeQuery): { names: string[]; counts: { name: strin
  * with data (addendum 4), mid_price = mean mid, the time columns of timestamps.ts, one row
  * per pair and bucket with data. These responses run to 50,000 rows of 30 columns and
  * more; written by ClickHouse, they skip parsing partials and building and serialising
- * rows in Node, which took twice as long as the query (docs/benchmarks.md).
+ * rows in Node, which took twice as long as the query (docs/benchmarks.md). For the same
+ * reason the stored rows are aggregated once, with a plain sum per column asked: grouping
+ * per table and again over the union, with sumForEach over all 25 (or 125) counts, took
+ * three times as long.
  */
 function uptimeSql(q: UptimeQuery, params: Params): { sql: string | undefined; columns: string[] } {
-  const { names, counts, read } = uptimeColumns(q);
-  const standard = read === UPTIME_AMOUNTS_USD;
+  const counts = uptimeCounts(q);
+  const columns = uptimeColumnNames(q, counts);
+  // Counts the rollups do not hold are counted from minutes (routes guard the span).
+  const fromMinutes = counts.some((c) => !c.rollup);
   const base: MarketQuery = {
     pairs: q.pairs,
     interval: q.window.interval,
     zone: q.window.zone,
-    pieces: standard ? q.window.plan.pieces : q.window.plan.pieces.map((p) => ({ ...p, table: 'minutes' as const })),
-    amounts: standard ? undefined : [...read],
+    pieces: fromMinutes ? q.window.plan.pieces.map((p) => ({ ...p, table: 'minutes' as const })) : q.window.plan.pieces,
   };
   Object.assign(params, baseParams(base));
-  const partials = partialsSql(q.kind, base, params);
-  if (!partials) return { sql: undefined, columns: names };
+  const mid = q.kind === 'spread';
+  const sources = sourcesSql(
+    TABLES.book,
+    base,
+    params,
+    (table) =>
+      [
+        table === 'minutes' ? 'toUInt64(1) AS n' : 'minutes AS n',
+        ...(mid ? [table === 'minutes' ? 'mid AS m' : 'mid_sum AS m'] : []),
+        ...counts.map((c, i) => `${table === 'minutes' ? c.minute(i, params) : c.rollup!(i, params)} AS u_${i}`),
+      ].join(', '),
+    false,
+  );
+  if (sources.length === 0) return { sql: undefined, columns };
   params.row_keys = q.pairs.map((p) => `${p.exchange}\u0000${p.pair}`);
   params.row_assets = q.pairs.map((p) => p.asset);
-  const array = q.kind === 'spread' ? 'spread_up' : 'depth_up';
+  // Rows of the table whose rows are the buckets themselves (hour rows for 1h buckets...)
+  // are whole buckets: tiling gives a bucket to one such row or to finer rows only, and
+  // FINAL leaves one row per pair. They skip the GROUP BY, most of a 1h answer's rows.
+  const exact = EXACT_TABLE[q.window.interval];
+  const whole = sources.filter((x) => x.table === exact);
+  const pieces = sources.filter((x) => x.table !== exact);
+  const outer = (agg: (col: string) => string) =>
+    `exchange, pair, b, ${agg('n')} AS minutes${mid ? `, ${agg('m')} AS mid_sum` : ''}, ${counts.map((_, i) => `${agg(`u_${i}`)} AS up_${i}`).join(', ')}`;
+  const rows = [
+    ...(pieces.length > 0 ? [`SELECT ${outer((c) => `sum(${c})`)} FROM (${pieces.map((x) => x.sql).join('\nUNION ALL\n')}) GROUP BY exchange, pair, b`] : []),
+    ...whole.map((x) => `SELECT ${outer((c) => c)} FROM (${x.sql})`),
+  ];
+  const grouped = rows.join('\nUNION ALL\n');
   const items = [
     "transform(concat(exchange, char(0), pair), {row_keys:Array(String)}, {row_assets:Array(String)}, '') AS `asset`",
     'exchange',
     'pair',
-    ...(q.kind === 'spread' ? ['mid_sum / minutes AS `mid_price`'] : []),
+    ...(mid ? ['mid_sum / minutes AS `mid_price`'] : []),
     ...[timestampSql(q.window, params)].filter((x) => x !== ''),
     ...counts.map((c, i) => {
       params[`col_${i}`] = c.name;
-      params[`at_${i}`] = c.index + 1;
-      return `100 * (${array}[{at_${i}:UInt32}] / minutes) AS {col_${i}:Identifier}`;
+      return `100 * (up_${i} / minutes) AS {col_${i}:Identifier}`;
     }),
   ];
-  return { sql: `SELECT ${items.join(',\n  ')} FROM (${partials}) WHERE minutes > 0 ${ROW_ORDER}`, columns: names };
+  return { sql: `SELECT ${items.join(',\n  ')} FROM (${grouped}) WHERE minutes > 0 ${ROW_ORDER}`, columns };
 }
 
 /** Partials per pair and bucket, ordered by exchange, pair and bucket; uptime rows. */

@@ -137,6 +137,25 @@ describe('market endpoints (/v2/metrics/*, /v2/leaderboard/)', function () {
       });
     });
 
+    it('1d buckets in UTC (day rows, hour rows at the edges) and 1m buckets match the definitions', async () => {
+      for (const [interval, from, to, len] of [
+        ['1d', D0, D1, 86_400_000],
+        ['1m', Date.UTC(2026, 0, 5, 11, 50), Date.UTC(2026, 0, 5, 12, 10), 60_000],
+      ] as const) {
+        const r = await call('GET', `/v2/metrics/uptime/spread/?assets=${w.asset}&interval=${interval}&bps=0,1,500&time_start=${new Date(from).toISOString()}&time_end=${new Date(to).toISOString()}`, { token });
+        expect(r.status).to.equal(200);
+        const rows = r.body.filter((x: { pair: string }) => x.pair === spot);
+        const starts = rows.map((x: { timestamp: string }) => Date.parse(x.timestamp));
+        expect(starts[0], interval).to.equal(Math.floor(from / len) * len);
+        expect(rows, interval).to.have.length(Math.ceil(to / len) - Math.floor(from / len));
+        rows.forEach((row: Record<string, number | string>, k: number) => {
+          const ref = windowOf(minutes, Math.max(from, starts[k]), Math.min(to, starts[k] + len))!;
+          close(row.mid_price, ref.twap, `${interval} mid_price @${row.timestamp}`);
+          for (const l of [0, 1, 500]) close(row[`${l}bps`], ref.spreadUp[L.indexOf(l)]!, `${interval} ${l}bps @${row.timestamp}`);
+        });
+      }
+    });
+
     it('1d buckets follow market_hours_timezone, also at a half-hour offset', async () => {
       for (const zone of ['America/New_York', 'Asia/Kolkata']) {
         const day = DateTime.fromISO('2026-01-05T00:00', { zone });
