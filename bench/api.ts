@@ -15,6 +15,7 @@ import { Redis } from 'ioredis';
 import { fork } from 'node:child_process';
 import { Partitioners, type Kafka } from 'kafkajs';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { SyntheticMarket, type SyntheticPair } from '../ingest/synthetic/market.ts';
@@ -208,9 +209,12 @@ async function main(r: BenchRun): Promise<Figure[]> {
   const before = stats();
   const sentBefore = feed.sent();
   const rowsBefore = await minuteRows(bare);
+  const cpuBefore = { machine: machineCpu(), service: process.cpuUsage() };
   const t0 = performance.now();
   await measure('ingesting');
   const seconds = (performance.now() - t0) / 1000;
+  const machineAfter = machineCpu();
+  const serviceCpu = process.cpuUsage(cpuBefore.service);
   const after = stats();
   const sent = feed.sent() - sentBefore;
   const rowsAfter = await minuteRows(bare);
@@ -218,7 +222,10 @@ async function main(r: BenchRun): Promise<Figure[]> {
   feed = undefined;
   const rate = (topic: string) => (handled(after.get(topic)) - handled(before.get(topic))) / seconds;
   const dead = [...after].reduce((n, [topic, st]) => n + st.deadLettered - (before.get(topic)?.deadLettered ?? 0), 0);
-  const ingest = { books: rate('md.orderbook'), trades: rate('md.trades'), all: [...after.keys()].reduce((n, t) => n + rate(t), 0), sent: sent / seconds, dead, rows: rowsAfter - rowsBefore, seconds };
+  const ingest = { books: rate('md.orderbook'), trades: rate('md.trades'), all: [...after.keys()].reduce((n, t) => n + rate(t), 0), sent: sent / seconds, dead, rows: rowsAfter - rowsBefore, seconds,
+    // Cores busy on average: the whole machine (feed, broker, client, service) and this process (API, processors, ClickHouse, bare runs).
+    machineCores: (machineAfter.busy - cpuBefore.machine.busy) / (machineAfter.total - cpuBefore.machine.total) * os.cpus().length,
+    serviceCores: (serviceCpu.user + serviceCpu.system) / 1e6 / seconds };
   say(
     NAME,
     `during phase 2 (${ingest.seconds.toFixed(0)} s) the feed sent ${fmtInt(ingest.sent)} messages/s and the processors handled ${fmtInt(ingest.all)}/s (${fmtInt(ingest.books)} snapshots/s, ${fmtInt(ingest.trades)} trades/s; ${dead} dead-lettered); ${fmtInt(ingest.rows)} book minute rows were written`,
@@ -529,6 +536,14 @@ async function settle(ch: ClickHouse): Promise<void> {
 }
 
 /** Book minute rows written so far. */
+/** Jiffies the machine spent busy and in all since boot (/proc/stat), to tell how loaded a phase was. */
+function machineCpu(): { busy: number; total: number } {
+  const [, ...fields] = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/);
+  const n = fields.map(Number);
+  const total = n.reduce((a, b) => a + b, 0);
+  return { busy: total - n[3]! - (n[4] ?? 0), total }; // idle and iowait are not busy
+}
+
 async function minuteRows(ch: ClickHouse): Promise<number> {
   return Number((await ch.query<{ n: number }>('SELECT count() AS n FROM book_minutes'))[0]?.n ?? 0);
 }
@@ -563,9 +578,9 @@ interface HttpResult {
 
 /**
  * The HTTP client, in a process of its own (this script again, with BENCH_CLIENT set), as
- * a user's would be: in the service's process, receiving and decoding a 22 MiB response
- * took turns of the event loop the service needed to send it. Each request is timed there,
- * from sending it to holding the whole body as text.
+ * a user's is: in the service's process, receiving a 22 MiB answer would take turns of the
+ * event loop the service needs to send it. Each request is timed there, from sending it to
+ * the last byte of its body.
  */
 class HttpClient {
   private readonly child = fork(fileURLToPath(import.meta.url), [], { env: { ...process.env, BENCH_CLIENT: '1' }, stdio: 'inherit' });
@@ -618,11 +633,13 @@ async function runClient(): Promise<void> {
             headers: { Authorization: `Token ${m.token}`, ...(m.body ? { 'Content-Type': 'application/json' } : {}) },
             body: m.body,
           });
-          const text = await res.text();
+          // Timed to the body's last byte, as wrk or k6 time a response; decoding it is the client's work.
+          const bytes = Buffer.from(await res.arrayBuffer());
           const ms = performance.now() - t;
+          const text = bytes.toString('utf8');
           if (res.status !== 200) return process.send?.({ id: m.id, ms, bytes: 0, rows: 0, error: `${res.status} ${text.slice(0, 300)}` });
           const body = JSON.parse(text) as unknown;
-          process.send?.({ id: m.id, ms, bytes: text.length, rows: Array.isArray(body) ? body.length : 0 });
+          process.send?.({ id: m.id, ms, bytes: bytes.length, rows: Array.isArray(body) ? body.length : 0 });
         } catch (e) {
           process.send?.({ id: m.id, ms: 0, bytes: 0, rows: 0, error: String(e) });
         }
@@ -685,7 +702,11 @@ async function series(service: Service, client: HttpClient, token: string, bare:
   return s;
 }
 
-function figuresOf(results: Map<string, Series>, loaded: Loaded, ingest: { books: number; trades: number; all: number; sent: number; dead: number; rows: number; seconds: number }): Figure[] {
+function figuresOf(
+  results: Map<string, Series>,
+  loaded: Loaded,
+  ingest: { books: number; trades: number; all: number; sent: number; dead: number; rows: number; seconds: number; machineCores: number; serviceCores: number },
+): Figure[] {
   const f: Figure[] = [];
   f.push({
     figure: 'history loaded',
@@ -717,7 +738,7 @@ function figuresOf(results: Map<string, Series>, loaded: Loaded, ingest: { books
   }
   f.push({
     figure: 'ingestion during the second phase',
-    value: `sent ${fmtInt(ingest.sent)} msg/s, processed ${fmtInt(ingest.all)} msg/s (${fmtInt(ingest.books)} snapshots/s + ${fmtInt(ingest.trades)} trades/s), ${ingest.dead} dead letters; ${fmtInt(ingest.rows)} book minute rows written in ${ingest.seconds.toFixed(0)} s`,
+    value: `sent ${fmtInt(ingest.sent)} msg/s, processed ${fmtInt(ingest.all)} msg/s (${fmtInt(ingest.books)} snapshots/s + ${fmtInt(ingest.trades)} trades/s), ${ingest.dead} dead letters; ${fmtInt(ingest.rows)} book minute rows written in ${ingest.seconds.toFixed(0)} s; cores busy: ${ingest.machineCores.toFixed(2)} of ${os.cpus().length} (the service process, with the bare runs: ${ingest.serviceCores.toFixed(2)})`,
     goal: '—',
     result: 'info',
   });
