@@ -245,5 +245,4 @@ export function marketRoutes(router: Router, deps: ApiDeps): void {
   });
 }
 
-
 export type { BookPartial, DerivativePartial, TradePartial };
