@@ -25,16 +25,6 @@ export function timestampOf(w: WindowParams, b: number): TimeColumns {
   return bucket ? { timestamp: ts, interval: bucket.interval } : { timestamp: ts };
 }
 
-/** timestampOf, once per bucket: a response has many pairs per bucket, and luxon is slow. */
-export function timestamps(w: WindowParams): (b: number) => TimeColumns {
-  const seen = new Map<number, TimeColumns>();
-  return (b) => {
-    let t = seen.get(b);
-    if (!t) seen.set(b, (t = timestampOf(w, b)));
-    return t;
-  };
-}
-
 /**
  * The select-list items that write timestampOf's columns from a column `b`, their values
  * bound into `params` (names prefixed ts_). Empty for `a`. For `c` the strings of each
