@@ -7,7 +7,7 @@
 import type { Readable } from 'node:stream';
 import { TupleParam } from '@clickhouse/client';
 import type { ClickHouse, Params } from '../../lib/clickhouse.ts';
-import { LEVELS_BPS, UPTIME_AMOUNTS_USD, levelName } from '../../processors/metrics/levels.ts';
+import { LEVELS_BPS, UPTIME_AMOUNTS_USD, levelIndex, levelName } from '../../processors/metrics/levels.ts';
 import type { WindowParams } from './params.ts';
 import { timeColumnNames, timestampSql } from './timestamps.ts';
 import type { Interval, Piece, Table } from './window.ts';
@@ -133,10 +133,9 @@ export interface MarketQuery {
 
 /**
  * One SELECT per stored table the plan reads, each giving exchange, pair, the bucket `b`
- * and the columns `select` writes for that table, from the table's pieces only. With
- * `grouped`, each is grouped by pair and bucket (`select` then holds aggregates).
+ * and the columns `select` writes for that table, from the table's pieces only.
  */
-function sourcesSql(tables: Record<Table, string>, q: MarketQuery, params: Params, select: (table: Table) => string, grouped: boolean): { table: Table; sql: string }[] {
+function sourcesSql(tables: Record<Table, string>, q: MarketQuery, params: Params, select: (table: Table) => string): { table: Table; sql: string }[] {
   const parts: { table: Table; sql: string }[] = [];
   for (const table of ['minutes', 'hours', 'days'] as const) {
     const pieces = q.pieces.filter((p) => p.table === table);
@@ -168,7 +167,7 @@ function sourcesSql(tables: Record<Table, string>, q: MarketQuery, params: Param
       table,
       sql: `WITH ${start} AS t SELECT exchange, pair, ${bucket} AS b, ${select(table)}
       FROM {${k}_table:Identifier} FINAL
-      WHERE (exchange, pair) IN {pairs:Array(Tuple(String, String))} AND (${ranges.join(' OR ')})${grouped ? '\n      GROUP BY exchange, pair, b' : ''}`,
+      WHERE (exchange, pair) IN {pairs:Array(Tuple(String, String))} AND (${ranges.join(' OR ')})`,
     });
   }
   return parts;
@@ -176,9 +175,10 @@ function sourcesSql(tables: Record<Table, string>, q: MarketQuery, params: Param
 
 /** The partials per pair and bucket `b`, unordered; undefined when no piece is left. */
 function partialsSql(family: Family, q: MarketQuery, params: Params): string | undefined {
-  const parts = sourcesSql(TABLES[family], q, params, (table) => (table === 'minutes' ? PARTIALS[family].minutes : PARTIALS[family].rollup), true);
+  const parts = sourcesSql(TABLES[family], q, params, (table) => (table === 'minutes' ? PARTIALS[family].minutes : PARTIALS[family].rollup));
   if (parts.length === 0) return undefined;
-  return `SELECT exchange, pair, b, ${PARTIALS[family].outer} FROM (${parts.map((x) => x.sql).join('\nUNION ALL\n')})
+  // Each table's partials grouped on their own, then the union once more.
+  return `SELECT exchange, pair, b, ${PARTIALS[family].outer} FROM (${parts.map((x) => `${x.sql} GROUP BY exchange, pair, b`).join('\nUNION ALL\n')})
     GROUP BY exchange, pair, b`;
 }
 
@@ -212,7 +212,6 @@ interface UptimeCount {
   rollup?: (i: number, params: Params) => string;
 }
 
-const levelIndex = (l: number) => LEVELS_BPS.indexOf(l as (typeof LEVELS_BPS)[number]);
 
 /** The uptime columns asked for, in row order (specification 2.6). */
 function uptimeCounts(q: UptimeQuery): UptimeCount[] {
@@ -292,7 +291,6 @@ function uptimeSql(q: UptimeQuery, params: Params): { sql: string | undefined; c
         ...(mid ? [table === 'minutes' ? 'mid AS m' : 'mid_sum AS m'] : []),
         ...counts.map((c, i) => `${table === 'minutes' ? c.minute(i, params) : c.rollup!(i, params)} AS u_${i}`),
       ].join(', '),
-    false,
   );
   if (sources.length === 0) return { sql: undefined, columns };
   params.row_keys = q.pairs.map((p) => `${p.exchange}\u0000${p.pair}`);

@@ -1,12 +1,11 @@
 // From partial aggregates to the rows of the specification (part 2.6) with the
 // definitions of addendum section 4: means over minutes with data, sums for volume,
 // latest funding and open interest. (Uptime rows are computed in ClickHouse: query.ts.)
-import { LEVELS_BPS, levelName } from '../../processors/metrics/levels.ts';
+import { levelIndex, levelName } from '../../processors/metrics/levels.ts';
 import type { BookPartial, DerivativePartial, TradePartial } from './query.ts';
 
 export type Row = Record<string, unknown>;
 
-const idx = (l: number) => LEVELS_BPS.indexOf(l as (typeof LEVELS_BPS)[number]);
 const div = (a: number | undefined, b: number) => (b > 0 && a !== undefined ? a / b : null);
 
 export function twap(b: Pick<BookPartial, 'mid_sum' | 'minutes'> | undefined): number | null {
@@ -54,7 +53,7 @@ export function depthColumnNames(levels: number[], families: DepthFamily[]): str
 export function depthColumnsWriter(levels: number[], families: DepthFamily[]): (b: BookPartial | undefined, row: Row) => void {
   const names = depthColumnNames(levels, families);
   const family = families.flatMap((f) => levels.map(() => f));
-  const at = families.flatMap(() => levels.map(idx));
+  const at = families.flatMap(() => levels.map(levelIndex));
   return (b, row) => {
     for (let k = 0; k < names.length; k++) {
       const i = at[k]!;
