@@ -18,6 +18,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { SyntheticMarket, type SyntheticPair } from '../ingest/synthetic/market.ts';
 import type { ClickHouseSettings } from '@clickhouse/client';
 import { openClickHouse, type ClickHouse, type Params } from '../lib/clickhouse.ts';
@@ -100,32 +101,32 @@ const QUERIES: QuerySpec[] = [
   { name: 'spread uptime (1h buckets, 7 days)', method: 'GET', path: '/v2/metrics/uptime/spread/?interval=1h&lookback=7-days' },
 ];
 
-/** A market query the API ran: its SQL and bound values, and whether it streamed its output. */
+/** A market query the API ran: its SQL and bound values, and for output ClickHouse writes as a JSON array, its columns. */
 interface Captured {
   sql: string;
   params: Params;
-  stream: boolean;
+  jsonColumns?: string[];
 }
 
 /**
  * Records the market queries the API's ClickHouse connection runs (those of
  * api/market/query.ts: they bind `pairs` and `tz`) while `recording` is set: parsed
- * rows (query) and output ClickHouse writes in its final form (stream, the uptime rows).
+ * rows (query) and output ClickHouse writes in its final form (jsonArray, the uptime rows).
  */
 class QueryRecorder {
   recording: Captured[] | undefined;
 
   constructor(ch: ClickHouse) {
     const query: ClickHouse['query'] = ch.query.bind(ch);
-    const stream: ClickHouse['stream'] = ch.stream.bind(ch);
+    const jsonArray: ClickHouse['jsonArray'] = ch.jsonArray.bind(ch);
     const market = (params?: Params): params is Params => !!this.recording && !!params && 'pairs' in params && 'tz' in params;
     ch.query = <T>(sql: string, params?: Params, settings?: ClickHouseSettings): Promise<T[]> => {
-      if (market(params)) this.recording!.push({ sql, params, stream: false });
+      if (market(params)) this.recording!.push({ sql, params });
       return query<T>(sql, params, settings);
     };
-    ch.stream = (sql: string, params?: Params) => {
-      if (market(params)) this.recording!.push({ sql, params, stream: true });
-      return stream(sql, params);
+    ch.jsonArray = (sql: string, columns: string[], params?: Params) => {
+      if (market(params)) this.recording!.push({ sql, params, jsonColumns: columns });
+      return jsonArray(sql, columns, params);
     };
   }
 }
@@ -137,6 +138,8 @@ interface Series {
   rows: number;
   /** Book minute rows the processors wrote during the series. */
   written: number;
+  /** The service's event-loop delay during the series (ms): what a request waits for its turns. */
+  loopDelay: { p99: number; max: number };
 }
 
 type Phase = 'idle' | 'ingesting';
@@ -657,9 +660,9 @@ async function bareOnce(bare: ClickHouse, queries: Captured[]): Promise<{ ms: nu
   const t = performance.now();
   const sizes = await Promise.all(
     queries.map(async (q) => {
-      if (!q.stream) return (await bare.query(q.sql, q.params)).length;
+      if (!q.jsonColumns) return (await bare.query(q.sql, q.params)).length;
       let bytes = 0;
-      for await (const chunk of await bare.stream(q.sql, q.params)) bytes += (chunk as Buffer).length;
+      for await (const chunk of await bare.jsonArray(q.sql, q.jsonColumns, q.params)) bytes += (chunk as Buffer).length;
       return bytes;
     }),
   );
@@ -677,8 +680,10 @@ async function series(service: Service, client: HttpClient, token: string, bare:
     await bareOnce(bare, queries);
     await client.once(service, token, q);
   }
-  const s: Series = { http: [], bare: [], bytes: 0, rows: 0, written: 0 };
+  const s: Series = { http: [], bare: [], bytes: 0, rows: 0, written: 0, loopDelay: { p99: 0, max: 0 } };
   const rowsBefore = await minuteRows(bare);
+  const loop = monitorEventLoopDelay({ resolution: 5 });
+  loop.enable();
   // Alternating, so both see the same moments of background work; within a time budget,
   // so a slow query does not stretch the run (the figures say how many were timed).
   const started = performance.now();
@@ -694,10 +699,12 @@ async function series(service: Service, client: HttpClient, token: string, bare:
     s.bytes = h.bytes;
     s.rows = h.rows;
   }
+  loop.disable();
+  s.loopDelay = { p99: loop.percentile(99) / 1e6, max: loop.max / 1e6 };
   s.written = (await minuteRows(bare)) - rowsBefore;
   say(
     NAME,
-    `  ${phase.padEnd(9)} ${q.name} (${s.http.length} requests): HTTP p50 ${fmtMs(percentile(s.http, 50))} p95 ${fmtMs(percentile(s.http, 95))}; bare p50 ${fmtMs(percentile(s.bare, 50))} p95 ${fmtMs(percentile(s.bare, 95))}; ${fmtInt(s.rows)} rows, ${(s.bytes / 2 ** 20).toFixed(1)} MiB; ${fmtInt(s.written)} book minute rows written meanwhile`,
+    `  ${phase.padEnd(9)} ${q.name} (${s.http.length} requests): HTTP p50 ${fmtMs(percentile(s.http, 50))} p95 ${fmtMs(percentile(s.http, 95))}; bare p50 ${fmtMs(percentile(s.bare, 50))} p95 ${fmtMs(percentile(s.bare, 95))}; ${fmtInt(s.rows)} rows, ${(s.bytes / 2 ** 20).toFixed(1)} MiB; ${fmtInt(s.written)} book minute rows written meanwhile; event-loop delay p99 ${fmtMs(s.loopDelay.p99)}, max ${fmtMs(s.loopDelay.max)}`,
   );
   return s;
 }
@@ -724,7 +731,7 @@ function figuresOf(
       const goal = phase === 'ingesting';
       f.push({
         figure: `${q.name}, ${phase === 'idle' ? 'idle' : 'while ingesting'}: HTTP p50 / p95`,
-        value: `${fmtMs(p50)} / ${fmtMs(p95)} (n=${s.http.length}; ${fmtInt(s.rows)} rows, ${(s.bytes / 2 ** 20).toFixed(1)} MiB${phase === 'ingesting' ? `; ${fmtInt(s.written)} book minute rows written meanwhile` : ''})`,
+        value: `${fmtMs(p50)} / ${fmtMs(p95)} (n=${s.http.length}; ${fmtInt(s.rows)} rows, ${(s.bytes / 2 ** 20).toFixed(1)} MiB${phase === 'ingesting' ? `; ${fmtInt(s.written)} book minute rows written meanwhile` : ''}; service event-loop delay p99 ${fmtMs(s.loopDelay.p99)}, max ${fmtMs(s.loopDelay.max)})`,
         goal: goal ? `p95 < ${GOAL_P95_MS} ms` : '—',
         result: goal ? check(p95 < GOAL_P95_MS) : 'info',
       });

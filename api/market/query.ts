@@ -359,12 +359,8 @@ export class MarketRepository {
   /** Uptime rows as the response's JSON array, written by ClickHouse. */
   async uptimeJson(q: UptimeQuery): Promise<Readable | string> {
     const params: Params = {};
-    const { sql } = uptimeSql(q, params);
+    const { sql, columns } = uptimeSql(q, params);
     if (!sql || q.pairs.length === 0) return '[]';
-    return this.ch.stream(
-      `${sql} SETTINGS output_format_json_array_of_rows = 1, output_format_json_escape_forward_slashes = 0, output_format_json_quote_denormals = 0
-      FORMAT JSONEachRow`,
-      params,
-    );
+    return this.ch.jsonArray(sql, columns, params);
   }
 }
