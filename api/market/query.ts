@@ -204,58 +204,66 @@ export interface UptimeQuery {
 /** Per fixed interval, the stored table whose rows are exactly its buckets. */
 const EXACT_TABLE: Partial<Record<Interval, Table>> = { '1m': 'minutes', '1h': 'hours', '1d': 'days' };
 
-/** One uptime column: its name, and its count of up minutes in a minute row and in a rollup row. */
-interface UptimeCount {
-  name: string;
-  minute: (i: number, params: Params) => string;
-  /** Undefined when rollups do not hold it (depth uptime at amounts other than the standard five). */
-  rollup?: (i: number, params: Params) => string;
+/**
+ * The uptime columns asked for (specification 2.6, in row order) and their counts of up
+ * minutes, as one array a stored row: from a minute row its up flags, from a rollup row
+ * its counts. One array rather than a column per count: the SQL names 25 (or 125) fewer
+ * expressions at each level of the query, which took the engine about 10 ms to parse and
+ * plan, and a rollup asked for all its counts passes its own array on untouched.
+ */
+interface UptimeCounts {
+  names: string[];
+  minute: (params: Params) => string;
+  /** Undefined when rollups do not hold them (depth uptime at amounts other than the standard five). */
+  rollup?: (params: Params) => string;
 }
 
+/** The elements `at` (1-based) of a rollup's count array, or the array itself when that is all of it. */
+function rollupCounts(column: string, at: number[], length: number, params: Params): string {
+  if (at.length === length && at.every((x, i) => x === i + 1)) return column;
+  params.up_at = at;
+  return `arrayMap(i -> ${column}[i], {up_at:Array(UInt32)})`;
+}
 
-/** The uptime columns asked for, in row order (specification 2.6). */
-function uptimeCounts(q: UptimeQuery): UptimeCount[] {
+function uptimeCounts(q: UptimeQuery): UptimeCounts {
   if (q.kind === 'spread') {
     // Up in a minute: the minute's widest spread within L (processors/metrics/book.ts).
-    return q.levels.map((l) => ({
-      name: `${levelName(l)}bps`,
-      minute: (i: number, params: Params) => {
-        params[`lv_${i}`] = l;
-        return `toUInt64(spread_bps_max <= {lv_${i}:Float64})`;
+    return {
+      names: q.levels.map((l) => `${levelName(l)}bps`),
+      minute: (params) => {
+        params.up_levels = q.levels;
+        return 'arrayMap(l -> toUInt64(spread_bps_max <= l), {up_levels:Array(Float64)})';
       },
-      rollup: (i: number, params: Params) => {
-        params[`at_${i}`] = levelIndex(l) + 1;
-        return `spread_up[{at_${i}:UInt32}]`;
-      },
-    }));
+      rollup: (params) => rollupCounts('spread_up', q.levels.map((l) => levelIndex(l) + 1), LEVELS_BPS.length, params),
+    };
   }
   // Up in a minute: the minute's least depth within L above the amount on both sides.
   // Rollups count the standard amounts, amount-major, 25 levels each.
-  return (q.amounts ?? [...UPTIME_AMOUNTS_USD]).flatMap((a) => {
-    const standard = (UPTIME_AMOUNTS_USD as readonly number[]).indexOf(a);
-    return q.levels.map((l) => ({
-      name: `${levelName(a)}_at_${levelName(l)}bps`,
-      minute: (i: number, params: Params) => {
-        params[`lv_${i}`] = levelIndex(l) + 1;
-        params[`am_${i}`] = a;
-        // Out of range (a book with fewer levels stored) reads 0: not up.
-        return `toUInt64(min_depth[{lv_${i}:UInt32}] > {am_${i}:Float64})`;
-      },
-      rollup:
-        standard < 0
-          ? undefined
-          : (i: number, params: Params) => {
-              params[`at_${i}`] = standard * LEVELS_BPS.length + levelIndex(l) + 1;
-              return `depth_up[{at_${i}:UInt32}]`;
-            },
-    }));
-  });
+  const columns = (q.amounts ?? [...UPTIME_AMOUNTS_USD]).flatMap((a) => q.levels.map((l) => ({ a, l, standard: (UPTIME_AMOUNTS_USD as readonly number[]).indexOf(a) })));
+  return {
+    names: columns.map(({ a, l }) => `${levelName(a)}_at_${levelName(l)}bps`),
+    minute: (params) => {
+      params.up_index = columns.map(({ l }) => levelIndex(l) + 1);
+      params.up_amounts = columns.map(({ a }) => a);
+      // Out of range (a book with fewer levels stored) reads 0: not up.
+      return 'arrayMap((i, a) -> toUInt64(min_depth[i] > a), {up_index:Array(UInt32)}, {up_amounts:Array(Float64)})';
+    },
+    rollup: columns.every((c) => c.standard >= 0)
+      ? (params) =>
+          rollupCounts(
+            'depth_up',
+            columns.map(({ l, standard }) => standard * LEVELS_BPS.length + levelIndex(l) + 1),
+            UPTIME_AMOUNTS_USD.length * LEVELS_BPS.length,
+            params,
+          )
+      : undefined,
+  };
 }
 
 /** The columns of an uptime row, in order. */
-function uptimeColumnNames(q: UptimeQuery, counts: UptimeCount[]): string[] {
+function uptimeColumnNames(q: UptimeQuery, counts: UptimeCounts): string[] {
   const head = q.kind === 'spread' ? ['asset', 'exchange', 'pair', 'mid_price'] : ['asset', 'exchange', 'pair'];
-  return [...head, ...timeColumnNames(q.window), ...counts.map((c) => c.name)];
+  return [...head, ...timeColumnNames(q.window), ...counts.names];
 }
 
 /**
@@ -264,15 +272,13 @@ function uptimeColumnNames(q: UptimeQuery, counts: UptimeCount[]): string[] {
  * per pair and bucket with data. These responses run to 50,000 rows of 30 columns and
  * more; written by ClickHouse, they skip parsing partials and building and serialising
  * rows in Node, which took twice as long as the query (docs/benchmarks.md). For the same
- * reason the stored rows are aggregated once, with a plain sum per column asked: grouping
- * per table and again over the union, with sumForEach over all 25 (or 125) counts, took
- * three times as long.
+ * reason the stored rows are aggregated once, not per table and again over the union.
  */
 function uptimeSql(q: UptimeQuery, params: Params): { sql: string | undefined; columns: string[] } {
   const counts = uptimeCounts(q);
   const columns = uptimeColumnNames(q, counts);
   // Counts the rollups do not hold are counted from minutes (routes guard the span).
-  const fromMinutes = counts.some((c) => !c.rollup);
+  const fromMinutes = !counts.rollup;
   const base: MarketQuery = {
     pairs: q.pairs,
     interval: q.window.interval,
@@ -289,37 +295,53 @@ function uptimeSql(q: UptimeQuery, params: Params): { sql: string | undefined; c
       [
         table === 'minutes' ? 'toUInt64(1) AS n' : 'minutes AS n',
         ...(mid ? [table === 'minutes' ? 'mid AS m' : 'mid_sum AS m'] : []),
-        ...counts.map((c, i) => `${table === 'minutes' ? c.minute(i, params) : c.rollup!(i, params)} AS u_${i}`),
+        `${table === 'minutes' ? counts.minute(params) : counts.rollup!(params)} AS u`,
       ].join(', '),
   );
   if (sources.length === 0) return { sql: undefined, columns };
   params.row_keys = q.pairs.map((p) => `${p.exchange}\u0000${p.pair}`);
   params.row_assets = q.pairs.map((p) => p.asset);
+  params.row_ranks = rowRanks(q.pairs);
   // Rows of the table whose rows are the buckets themselves (hour rows for 1h buckets...)
   // are whole buckets: tiling gives a bucket to one such row or to finer rows only, and
   // FINAL leaves one row per pair. They skip the GROUP BY, most of a 1h answer's rows.
   const exact = EXACT_TABLE[q.window.interval];
   const whole = sources.filter((x) => x.table === exact);
   const pieces = sources.filter((x) => x.table !== exact);
-  const outer = (agg: (col: string) => string) =>
-    `exchange, pair, b, ${agg('n')} AS minutes${mid ? `, ${agg('m')} AS mid_sum` : ''}, ${counts.map((_, i) => `${agg(`u_${i}`)} AS up_${i}`).join(', ')}`;
   const rows = [
-    ...(pieces.length > 0 ? [`SELECT ${outer((c) => `sum(${c})`)} FROM (${pieces.map((x) => x.sql).join('\nUNION ALL\n')}) GROUP BY exchange, pair, b`] : []),
-    ...whole.map((x) => `SELECT ${outer((c) => c)} FROM (${x.sql})`),
+    ...(pieces.length > 0
+      ? [`SELECT exchange, pair, b, sum(n) AS minutes${mid ? ', sum(m) AS mid_sum' : ''}, sumForEach(u) AS up
+          FROM (${pieces.map((x) => x.sql).join('\nUNION ALL\n')}) GROUP BY exchange, pair, b`]
+      : []),
+    ...whole.map((x) => `SELECT exchange, pair, b, n AS minutes${mid ? ', m AS mid_sum' : ''}, u AS up FROM (${x.sql})`),
   ];
-  const grouped = rows.join('\nUNION ALL\n');
+  const key = 'concat(exchange, char(0), pair)';
   const items = [
-    "transform(concat(exchange, char(0), pair), {row_keys:Array(String)}, {row_assets:Array(String)}, '') AS `asset`",
+    `transform(${key}, {row_keys:Array(String)}, {row_assets:Array(String)}, '') AS \`asset\``,
     'exchange',
     'pair',
     ...(mid ? ['mid_sum / minutes AS `mid_price`'] : []),
     ...[timestampSql(q.window, params)].filter((x) => x !== ''),
-    ...counts.map((c, i) => {
-      params[`col_${i}`] = c.name;
-      return `100 * (up_${i} / minutes) AS {col_${i}:Identifier}`;
+    ...counts.names.map((name, i) => {
+      params[`col_${i}`] = name;
+      return `100 * (up[${i + 1}] / minutes) AS {col_${i}:Identifier}`;
     }),
   ];
-  return { sql: `SELECT ${items.join(',\n  ')} FROM (${grouped}) WHERE minutes > 0 ${ROW_ORDER}`, columns };
+  // The pairs' ranks in (exchange, pair) order: a number sorts faster than two strings.
+  return {
+    sql: `SELECT ${items.join(',\n  ')} FROM (${rows.join('\nUNION ALL\n')}) WHERE minutes > 0
+      ORDER BY transform(${key}, {row_keys:Array(String)}, {row_ranks:Array(UInt32)}, 0), b`,
+    columns,
+  };
+}
+
+/** Each pair's rank in (exchange, pair) order, compared as bytes the way ClickHouse compares strings. */
+function rowRanks(pairs: PairRef[]): number[] {
+  const bytes = pairs.map((p, i) => ({ i, exchange: Buffer.from(p.exchange), pair: Buffer.from(p.pair) }));
+  bytes.sort((x, y) => Buffer.compare(x.exchange, y.exchange) || Buffer.compare(x.pair, y.pair));
+  const ranks = new Array<number>(pairs.length);
+  bytes.forEach((x, rank) => (ranks[x.i] = rank));
+  return ranks;
 }
 
 /** Partials per pair and bucket, ordered by exchange, pair and bucket; uptime rows. */
