@@ -12,6 +12,7 @@
 // of its allowed lateness until it is queryable in ClickHouse (its minute and hour rows).
 import { Partitioners, type Kafka } from 'kafkajs';
 import { openClickHouse } from '../lib/clickhouse.ts';
+import { INGEST_CLICKHOUSE } from '../ops/service.ts';
 import type { Config } from '../lib/config.ts';
 import { loadFixture } from '../lib/fixtures.ts';
 import { createKafka, ensureTopics, topicName } from '../lib/kafka.ts';
@@ -287,8 +288,8 @@ async function realPath(
   r: BenchRun,
 ): Promise<Pick<SizeResult, 'processMs' | 'endToEndMs' | 'writtenAtProcessed' | 'stats'>> {
   const { log } = r;
-  const ingestCh = openClickHouse(c, 'ingest');
-  const ch = openClickHouse(c, 'ingest-orderbook');
+  const ingestCh = openClickHouse(c, 'ingest', INGEST_CLICKHOUSE);
+  const ch = openClickHouse(c, 'ingest-orderbook', INGEST_CLICKHOUSE);
   const probe = openClickHouse(c, 'bench-probe');
   groups.push(c.topicPrefix + ORDERBOOK_GROUP);
   const handled = () => consumer.stats.ok + consumer.stats.skipped + consumer.stats.deadLettered;
@@ -343,8 +344,8 @@ async function realPath(
  */
 async function freshness(kafka: Kafka, c: Config, world: BenchWorld, r: BenchRun): Promise<FreshMinute[]> {
   const { log } = r;
-  const ch = openClickHouse(c, 'ingest-orderbook-live');
-  const ingestCh = openClickHouse(c, 'ingest-live');
+  const ch = openClickHouse(c, 'ingest-orderbook-live', INGEST_CLICKHOUSE);
+  const ingestCh = openClickHouse(c, 'ingest-live', INGEST_CLICKHOUSE);
   const probe = openClickHouse(c, 'bench-probe-live');
   const consumer = orderBookConsumer(kafka, { config: c, ch, known: new KnownPairs(new ReferenceRepository(ingestCh)), rates: new QuoteRates(), log });
   const producer = kafka.producer({ allowAutoTopicCreation: false, createPartitioner: Partitioners.DefaultPartitioner });

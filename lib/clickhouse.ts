@@ -51,6 +51,13 @@ export interface OpenOptions {
    * do not each start the engine's default (4 here) on two cores; a server keeps its own.
    */
   threadsPerQuery?: number;
+  /**
+   * ClickHouse's `priority` of every statement (1 is the highest). While a statement of a
+   * higher priority runs, those of lower ones pause between blocks: the service gives the
+   * API 1 and ingestion 2, so a minute's writes and rollups wait out a request instead of
+   * sharing the cores with it (ops/service.ts).
+   */
+  priority?: number;
 }
 
 /**
@@ -93,7 +100,10 @@ export function openClickHouse(config: Pick<Config, 'clickhouseUrl' | 'clickhous
     }
   }
   const busy = clients.map(() => 0);
-  const threads: ClickHouseSettings = !config.clickhouseUrl && opts.threadsPerQuery ? { max_threads: opts.threadsPerQuery } : {};
+  const perStatement: ClickHouseSettings = {
+    ...(!config.clickhouseUrl && opts.threadsPerQuery ? { max_threads: opts.threadsPerQuery } : {}),
+    ...(opts.priority ? { priority: String(opts.priority) } : {}),
+  };
   /** Runs fn on the least busy client. */
   const onClient = async <T>(fn: (client: ClickHouseClient) => Promise<T>): Promise<T> => {
     let i = 0;
@@ -119,7 +129,7 @@ export function openClickHouse(config: Pick<Config, 'clickhouseUrl' | 'clickhous
     query: <T>(sql: string, params: Params = {}, settings?: ClickHouseSettings) =>
       wrap(async (query_id) => {
         // 64-bit integers as JSON numbers, on every query (see insert for why explicit).
-        const clickhouse_settings: ClickHouseSettings = { output_format_json_quote_64bit_integers: 0, ...threads, ...settings };
+        const clickhouse_settings: ClickHouseSettings = { output_format_json_quote_64bit_integers: 0, ...perStatement, ...settings };
         return onClient(async (client) => {
           const rs = await client.query({ query: sql, query_params: params, format: 'JSONEachRow', query_id, clickhouse_settings });
           return rs.json<T>();
@@ -133,7 +143,7 @@ export function openClickHouse(config: Pick<Config, 'clickhouseUrl' | 'clickhous
           // client settings as session SETs (see the interface), so there they are bound
           // into the query's own SETTINGS clause.
           if (config.clickhouseUrl) {
-            const { stream } = await client.exec({ query: `${sql}\nFORMAT Template`, query_params: params, query_id, clickhouse_settings: template });
+            const { stream } = await client.exec({ query: `${sql}\nFORMAT Template`, query_params: params, query_id, clickhouse_settings: { ...template, ...perStatement } });
             return stream;
           }
           const bound = Object.keys(template).map((k) => `${k} = {jsonarray_${k}:String}`);
@@ -143,14 +153,14 @@ export function openClickHouse(config: Pick<Config, 'clickhouseUrl' | 'clickhous
             query: `${sql}\nSETTINGS ${bound.join(', ')}\nFORMAT Template`,
             query_params: { ...params, ...values },
             query_id,
-            clickhouse_settings: { ...threads },
+            clickhouse_settings: perStatement,
           });
           return stream;
         }),
       ),
     command: (sql, params = {}) =>
       wrap(async (query_id) => {
-        await onClient((client) => client.command({ query: sql, query_params: params, query_id }));
+        await onClient((client) => client.command({ query: sql, query_params: params, query_id, clickhouse_settings: perStatement }));
       }),
     insert: (table, rows, opts = {}) =>
       wrap(async (query_id) => {
@@ -159,6 +169,7 @@ export function openClickHouse(config: Pick<Config, 'clickhouseUrl' | 'clickhous
         // as SET on its session, so a token left from an earlier insert would otherwise
         // apply to the next one.
         const clickhouse_settings: ClickHouseSettings = {
+          ...perStatement,
           insert_deduplication_token: opts.dedupToken ?? '',
           // ...and keep the materialized views fed by this table from counting it twice.
           deduplicate_blocks_in_dependent_materialized_views: opts.dedupToken ? 1 : 0,
