@@ -202,7 +202,7 @@ async function main(r: BenchRun): Promise<Figure[]> {
     await feed?.stop();
   });
   // Messages handled per processor (written, skipped, dead-lettered) and dead letters.
-  const stats = () => new Map(Object.entries(service.processorStats()).map(([name, st]) => [name.replace(config.topicPrefix, ''), { ...st }]));
+  const stats = () => new Map(service.consumers.map((c) => [c.name.replace(config.topicPrefix, ''), { ...c.stats }]));
   const handled = (x: { ok: number; skipped: number; deadLettered: number } | undefined) => (x ? x.ok + x.skipped + x.deadLettered : 0);
   say(NAME, `feed running (one tick of every pair each ${intervalMs} ms); letting the processors warm up for ${INGEST_WARMUP_S} s and write their first minutes...`);
   // Timed only once the first live minutes are written: from then on every minute closes

@@ -12,7 +12,7 @@
 // of its allowed lateness until it is queryable in ClickHouse (its minute and hour rows).
 import { Partitioners, type Kafka } from 'kafkajs';
 import { openClickHouse } from '../lib/clickhouse.ts';
-import { INGEST_CLICKHOUSE } from '../ops/processors-thread.ts';
+import { INGEST_CLICKHOUSE } from '../ops/service.ts';
 import type { Config } from '../lib/config.ts';
 import { loadFixture } from '../lib/fixtures.ts';
 import { createKafka, ensureTopics, topicName } from '../lib/kafka.ts';
