@@ -12,13 +12,13 @@
 // of its allowed lateness until it is queryable in ClickHouse (its minute and hour rows).
 import { Partitioners, type Kafka } from 'kafkajs';
 import { openClickHouse } from '../lib/clickhouse.ts';
-import { INGEST_CLICKHOUSE } from '../ops/service.ts';
 import type { Config } from '../lib/config.ts';
 import { loadFixture } from '../lib/fixtures.ts';
 import { createKafka, ensureTopics, topicName } from '../lib/kafka.ts';
 import { migrate } from '../lib/migrate.ts';
 import { ReferenceRepository } from '../lib/repositories/reference.ts';
 import { UserRepository } from '../lib/repositories/users.ts';
+import { INGEST_CLICKHOUSE } from '../ops/service.ts';
 import { QuoteRates } from '../processors/metrics/quote-rates.ts';
 import { ORDERBOOK_GROUP, orderBookConsumer } from '../processors/orderbook/processor.ts';
 import { KnownPairs } from '../processors/reference-cache.ts';
