@@ -274,9 +274,11 @@ function uptimeColumnNames(q: UptimeQuery, counts: UptimeCounts): string[] {
  * rows in Node, which took twice as long as the query (docs/benchmarks.md). For the same
  * reason the stored rows are aggregated once, not per table and again over the union.
  */
+/** `sql` is undefined when there is nothing to read (no pairs, or no piece left). */
 function uptimeSql(q: UptimeQuery, params: Params): { sql: string | undefined; columns: string[] } {
   const counts = uptimeCounts(q);
   const columns = uptimeColumnNames(q, counts);
+  if (q.pairs.length === 0) return { sql: undefined, columns };
   // Counts the rollups do not hold are counted from minutes (routes guard the span).
   const fromMinutes = !counts.rollup;
   const base: MarketQuery = {
@@ -374,7 +376,7 @@ export class MarketRepository {
   async uptimeRows(q: UptimeQuery): Promise<{ columns: string[]; rows: Record<string, unknown>[] }> {
     const params: Params = {};
     const { sql, columns } = uptimeSql(q, params);
-    if (!sql || q.pairs.length === 0) return { columns, rows: [] };
+    if (!sql) return { columns, rows: [] };
     return { columns, rows: await this.ch.query<Record<string, unknown>>(sql, params) };
   }
 
@@ -382,7 +384,7 @@ export class MarketRepository {
   async uptimeJson(q: UptimeQuery): Promise<Readable | string> {
     const params: Params = {};
     const { sql, columns } = uptimeSql(q, params);
-    if (!sql || q.pairs.length === 0) return '[]';
+    if (!sql) return '[]';
     return this.ch.jsonArray(sql, columns, params);
   }
 }
