@@ -21,7 +21,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { SyntheticMarket, type SyntheticPair } from '../ingest/synthetic/market.ts';
-import type { ClickHouseSettings } from '@clickhouse/client';
+import { TupleParam, type ClickHouseSettings } from '@clickhouse/client';
 import { openClickHouse, type ClickHouse, type Params } from '../lib/clickhouse.ts';
 import type { Config } from '../lib/config.ts';
 import { createKafka, dlqTopicName, topicName } from '../lib/kafka.ts';
@@ -68,6 +68,8 @@ const opt = flags(
     'ingesting-seconds': { default: '65', help: 'least seconds per timed series while ingesting (more requests than --requests), so each series sees a minute close with its rollups' },
     'keep-data': { default: '', help: 'keep the data folder here, and reuse the history already loaded in it (same --pairs and --days)' },
     'load-only': { default: 'no', help: '"yes": stop after loading (with --keep-data, to measure later)' },
+    only: { default: '', help: 'time only the queries whose name contains this (e.g. "uptime"), to iterate faster' },
+    'dump-sql': { default: '', help: 'write the SQL each endpoint ran, with its bound values, to this JSON file (to EXPLAIN or time it by hand)' },
   },
   'p50/p95 of summary, leaderboard and spread uptime over HTTP against the bare query, idle and while ingesting',
 );
@@ -101,6 +103,9 @@ const QUERIES: QuerySpec[] = [
   { name: 'leaderboard (page 1 by volume, 7 days)', method: 'POST', path: '/v2/leaderboard/', body: { lookback: '7-days', page: 1, sort_by: 'volume' } },
   { name: 'spread uptime (1h buckets, 7 days)', method: 'GET', path: '/v2/metrics/uptime/spread/?interval=1h&lookback=7-days' },
 ];
+
+const SELECTED = QUERIES.filter((q) => q.name.includes(opt.only));
+if (SELECTED.length === 0) throw new Error(`--only ${opt.only}: no query's name contains it (${QUERIES.map((q) => q.name).join('; ')})`);
 
 /** A market query the API ran: its SQL and bound values, and for output ClickHouse writes as a JSON array, its columns. */
 interface Captured {
@@ -186,7 +191,7 @@ async function main(r: BenchRun): Promise<Figure[]> {
 
   const results = new Map<string, Series>();
   const measure = async (phase: Phase) => {
-    for (const q of QUERIES) {
+    for (const q of SELECTED) {
       const s = await series(service, client, token, bare, recorder, q, phase);
       results.set(`${phase}:${q.name}`, s);
     }
@@ -686,6 +691,13 @@ async function bareOnce(bare: ClickHouse, queries: Captured[]): Promise<{ ms: nu
   return { ms: performance.now() - t, rows: sizes[0] ?? 0 };
 }
 
+/** Appends an endpoint's queries to a JSON file (tuples as arrays: TupleParam holds its values). */
+function dumpSql(file: string, name: string, queries: Captured[]): void {
+  const all: Record<string, unknown> = fs.existsSync(file) ? JSON.parse(fs.readFileSync(file, 'utf8')) : {};
+  all[name] = queries.map((q) => ({ ...q, params: Object.fromEntries(Object.entries(q.params).map(([k, v]) => [k, Array.isArray(v) ? v.map((x) => (x instanceof TupleParam ? x.values : x)) : v])) }));
+  fs.writeFileSync(file, JSON.stringify(all, null, 1));
+}
+
 async function series(service: Service, client: HttpClient, token: string, bare: ClickHouse, recorder: QueryRecorder, q: QuerySpec, phase: Phase): Promise<Series> {
   // One untimed request records the SQL the endpoint runs; then the warm-up.
   recorder.recording = [];
@@ -693,6 +705,7 @@ async function series(service: Service, client: HttpClient, token: string, bare:
   const queries = recorder.recording;
   recorder.recording = undefined;
   if (queries.length === 0) throw new Error(`${q.path} ran no market query`);
+  if (opt['dump-sql']) dumpSql(opt['dump-sql'], `${phase}: ${q.name}`, queries);
   for (let i = 0; i < WARMUP; i++) {
     await bareOnce(bare, queries);
     await client.once(service, token, q);
@@ -739,7 +752,7 @@ function figuresOf(
     result: 'info',
   });
   for (const phase of ['idle', 'ingesting'] as const) {
-    for (const q of QUERIES) {
+    for (const q of SELECTED) {
       const s = results.get(`${phase}:${q.name}`)!;
       const p50 = percentile(s.http, 50);
       const p95 = percentile(s.http, 95);
