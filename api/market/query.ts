@@ -273,8 +273,8 @@ function uptimeColumnNames(q: UptimeQuery, counts: UptimeCounts): string[] {
  * more; written by ClickHouse, they skip parsing partials and building and serialising
  * rows in Node, which took twice as long as the query (docs/benchmarks.md). For the same
  * reason the stored rows are aggregated once, not per table and again over the union.
+ * `sql` is undefined when there is nothing to read (no pairs, or no piece left).
  */
-/** `sql` is undefined when there is nothing to read (no pairs, or no piece left). */
 function uptimeSql(q: UptimeQuery, params: Params): { sql: string | undefined; columns: string[] } {
   const counts = uptimeCounts(q);
   const columns = uptimeColumnNames(q, counts);
