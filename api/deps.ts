@@ -9,7 +9,8 @@ import type { PasskeyRepository } from '../lib/repositories/passkeys.ts';
 import type { ReferenceRepository, ReferenceSnapshot } from '../lib/repositories/reference.ts';
 import type { TotpDeviceRepository } from '../lib/repositories/totp-devices.ts';
 import type { OrderBookMinuteRepository } from '../lib/repositories/orderbook-minutes.ts';
-import type { UserRepository } from '../lib/repositories/users.ts';
+import type { User, UserRepository } from '../lib/repositories/users.ts';
+import type { SharedReads } from '../lib/shared-reads.ts';
 import type { ConsumerStats } from '../processors/shell/batch-consumer.ts';
 import type { ChallengeStore } from './auth/challenges.ts';
 import type { Locks } from './auth/locks.ts';
@@ -59,6 +60,11 @@ export interface ApiDeps {
   tokens: TokenStore;
   throttle: Throttle;
   users: UserRepository;
+  /**
+   * Users as requests authenticate them (without the password hash), shared by the requests
+   * of this process: lib/shared-reads.ts. A fixture load through this process drops them.
+   */
+  activeUsers: SharedReads<number, User | undefined>;
   reference: ReferenceRepository;
   /** Assets, exchanges and pairs as market requests read them (shared, refreshed often). */
   referenceLists: ReferenceSnapshot;

@@ -24,7 +24,8 @@ import { PasskeyRepository } from '../lib/repositories/passkeys.ts';
 import { ReferenceRepository, ReferenceSnapshot } from '../lib/repositories/reference.ts';
 import { TotpDeviceRepository } from '../lib/repositories/totp-devices.ts';
 import { OrderBookMinuteRepository } from '../lib/repositories/orderbook-minutes.ts';
-import { UserRepository } from '../lib/repositories/users.ts';
+import { UserRepository, withoutHash } from '../lib/repositories/users.ts';
+import { SHARED_READS, SharedReads } from '../lib/shared-reads.ts';
 import { derivativesConsumer } from '../processors/derivatives/processor.ts';
 import { QuoteRates } from '../processors/metrics/quote-rates.ts';
 import { Faults } from '../processors/shell/faults.ts';
@@ -100,6 +101,10 @@ export async function startService(config: Config, log: Logger, opts: ServiceOpt
   fs.writeFileSync(opsTokenFile, opsToken + '\n', { mode: 0o600 });
 
   const referenceLists = new ReferenceSnapshot(reference);
+  const activeUsers = new SharedReads(async (id: number) => {
+    const user = await users.byId(id);
+    return user && withoutHash(user);
+  }, { ...SHARED_READS, maxEntries: 10_000 });
   // Fixture loads run one at a time: user ids are allocated as max(id) + 1.
   let fixtureChain: Promise<unknown> = Promise.resolve();
   const deps: ApiDeps = {
@@ -110,6 +115,7 @@ export async function startService(config: Config, log: Logger, opts: ServiceOpt
     tokens: new TokenStore(redis),
     throttle: new Throttle(redis),
     users,
+    activeUsers,
     reference,
     referenceLists,
     orderBookMinutes: new OrderBookMinuteRepository(apiCh),
@@ -127,6 +133,7 @@ export async function startService(config: Config, log: Logger, opts: ServiceOpt
       const run = fixtureChain.catch(() => undefined).then(async () => {
         const summary = await loadFixture(data, { reference, users });
         referenceLists.invalidate();
+        activeUsers.invalidate();
         await known.refresh();
         return summary;
       });

@@ -88,10 +88,9 @@ export function authenticate(deps: ApiDeps, opts: AuthenticateOptions = {}): Mid
 }
 
 async function activeUser(deps: ApiDeps, id: number): Promise<User> {
-  const user = await deps.users.byId(id);
+  const user = await deps.activeUsers.get(id);
   if (!user || !user.is_active) throw invalidToken();
-  const { password_hash: _hidden, ...publicUser } = user;
-  return publicUser;
+  return user;
 }
 
 export const requireStaff: Middleware = async (ctx, next) => {

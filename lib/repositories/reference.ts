@@ -1,6 +1,7 @@
 // Exchanges, organizations, assets, pairs, coverage and wallets. Reads use FINAL so an
 // upsert from a fixture load is visible to the next request.
 import type { ClickHouse } from '../clickhouse.ts';
+import { SHARED_READS, SharedReads, type SharedReadsOptions } from '../shared-reads.ts';
 
 export interface Exchange { slug: string; name: string; icon_url: string; region: string }
 export interface Organization { slug: string; name: string; kind: 'project' | 'market_maker' }
@@ -78,40 +79,33 @@ export interface ReferenceLists {
 }
 
 /**
- * The reference lists every market request reads (assets, exchanges, pairs), read once and
- * shared for up to maxAgeMs: reading them took 12-35 ms a request. A fixture load through
- * this process drops them at once (invalidate); other API processes on the same ClickHouse
- * server see a load within maxAgeMs. The lists are frozen: callers share them.
+ * The reference lists every market request reads (assets, exchanges, pairs), shared by the
+ * requests of this process (lib/shared-reads.ts; by default refreshed in the background
+ * after 2 s, never served older than 10 s): reading them took 12-35 ms a request. A
+ * fixture load through this process drops them at once (invalidate); other API processes
+ * on the same ClickHouse server see a load within the maximum age. The lists are frozen:
+ * callers share them.
  */
 export class ReferenceSnapshot {
-  private current: { at: number; lists: Promise<ReferenceLists> } | undefined;
+  private readonly reads: SharedReads<'lists', ReferenceLists>;
 
-  constructor(
-    private readonly repo: ReferenceRepository,
-    private readonly maxAgeMs = 2_000,
-    private readonly now: () => number = Date.now,
-  ) {}
+  constructor(repo: ReferenceRepository, opts: Partial<SharedReadsOptions> = {}) {
+    const freeze = <T extends object>(rows: T[]): readonly T[] => Object.freeze(rows.map((r) => Object.freeze(r)));
+    this.reads = new SharedReads(
+      async () => {
+        const [assets, exchanges, pairs] = await Promise.all([repo.assets(), repo.exchanges(), repo.pairs()]);
+        return { assets: freeze(assets), exchanges: freeze(exchanges), pairs: freeze(pairs) };
+      },
+      { ...SHARED_READS, ...opts },
+    );
+  }
 
   lists(): Promise<ReferenceLists> {
-    const c = this.current;
-    if (c && this.now() - c.at < this.maxAgeMs) return c.lists;
-    const freeze = <T extends object>(rows: T[]): readonly T[] => Object.freeze(rows.map((r) => Object.freeze(r)));
-    const lists = Promise.all([this.repo.assets(), this.repo.exchanges(), this.repo.pairs()]).then(([assets, exchanges, pairs]) => ({
-      assets: freeze(assets),
-      exchanges: freeze(exchanges),
-      pairs: freeze(pairs),
-    }));
-    const entry = { at: this.now(), lists };
-    this.current = entry;
-    // A failed read is not kept: the next request reads again.
-    lists.catch(() => {
-      if (this.current === entry) this.current = undefined;
-    });
-    return lists;
+    return this.reads.get('lists');
   }
 
   invalidate(): void {
-    this.current = undefined;
+    this.reads.invalidate();
   }
 }
 

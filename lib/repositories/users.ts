@@ -16,6 +16,12 @@ export interface UserWithHash extends User {
   password_hash: string;
 }
 
+/** The user without the password hash: what a request's principal carries. */
+export function withoutHash(user: UserWithHash): User {
+  const { password_hash: _hidden, ...rest } = user;
+  return rest;
+}
+
 type Row = Omit<UserWithHash, 'id'> & { id: string | number };
 const toUser = (r: Row): UserWithHash => ({ ...r, id: Number(r.id) });
 

@@ -1,0 +1,142 @@
+import { expect } from 'chai';
+import { SharedReads } from '../../lib/shared-reads.ts';
+import { call, login, seed, world } from '../support/helpers.ts';
+import { testStack } from '../support/stack.ts';
+
+/** A read function that counts its calls and answers when told to. */
+function reads() {
+  const pending: { key: string; resolve: (v: string) => void; reject: (e: Error) => void }[] = [];
+  const read = (key: string) => new Promise<string>((resolve, reject) => pending.push({ key, resolve, reject }));
+  return { read, pending };
+}
+
+const tick = () => new Promise((r) => setImmediate(r));
+
+describe('shared reads (lib/shared-reads.ts)', () => {
+  it('serves a value within refreshAfterMs without reading again, and shares a read in flight', async () => {
+    const clock = { t: 0 };
+    const r = reads();
+    const shared = new SharedReads(r.read, { refreshAfterMs: 100, maxAgeMs: 1_000, now: () => clock.t });
+    const a = shared.get('k');
+    const b = shared.get('k');
+    expect(r.pending).to.have.length(1);
+    r.pending[0]!.resolve('v1');
+    expect(await a).to.equal('v1');
+    expect(await b).to.equal('v1');
+    clock.t = 99;
+    expect(await shared.get('k')).to.equal('v1');
+    expect(r.pending).to.have.length(1);
+  });
+
+  it('past refreshAfterMs serves the old value while one background read runs, then the new one', async () => {
+    const clock = { t: 0 };
+    const r = reads();
+    const shared = new SharedReads(r.read, { refreshAfterMs: 100, maxAgeMs: 1_000, now: () => clock.t });
+    const first = shared.get('k');
+    r.pending[0]!.resolve('v1');
+    await first;
+    clock.t = 100;
+    expect(await shared.get('k')).to.equal('v1');
+    expect(await shared.get('k')).to.equal('v1');
+    expect(r.pending).to.have.length(2);
+    r.pending[1]!.resolve('v2');
+    await tick();
+    expect(await shared.get('k')).to.equal('v2');
+    expect(r.pending).to.have.length(2);
+  });
+
+  it('past maxAgeMs makes the request wait for a new read', async () => {
+    const clock = { t: 0 };
+    const r = reads();
+    const shared = new SharedReads(r.read, { refreshAfterMs: 100, maxAgeMs: 1_000, now: () => clock.t });
+    const first = shared.get('k');
+    r.pending[0]!.resolve('v1');
+    await first;
+    clock.t = 1_000;
+    const next = shared.get('k');
+    expect(r.pending).to.have.length(2);
+    r.pending[1]!.resolve('v2');
+    expect(await next).to.equal('v2');
+  });
+
+  it('keeps no failed read: a failed first read is read again, a failed refresh leaves the old value', async () => {
+    const clock = { t: 0 };
+    const r = reads();
+    const shared = new SharedReads(r.read, { refreshAfterMs: 100, maxAgeMs: 1_000, now: () => clock.t });
+    const failed = shared.get('k');
+    r.pending[0]!.reject(new Error('down'));
+    expect(await failed.then(() => 'resolved', (e: Error) => e.message)).to.equal('down');
+    const second = shared.get('k');
+    expect(r.pending).to.have.length(2);
+    r.pending[1]!.resolve('v1');
+    expect(await second).to.equal('v1');
+    clock.t = 150;
+    expect(await shared.get('k')).to.equal('v1');
+    r.pending[2]!.reject(new Error('down'));
+    await tick();
+    expect(await shared.get('k')).to.equal('v1');
+    // The failed refresh is tried again by the next request.
+    expect(r.pending).to.have.length(4);
+  });
+
+  it('invalidate drops values at once and does not keep what a read begun before it returns', async () => {
+    const clock = { t: 0 };
+    const r = reads();
+    const shared = new SharedReads(r.read, { refreshAfterMs: 100, maxAgeMs: 1_000, now: () => clock.t });
+    const first = shared.get('k');
+    r.pending[0]!.resolve('v1');
+    await first;
+    clock.t = 100;
+    await shared.get('k'); // starts a background refresh (pending[1])
+    shared.invalidate();
+    r.pending[1]!.resolve('stale');
+    await tick();
+    const after = shared.get('k');
+    expect(r.pending).to.have.length(3);
+    r.pending[2]!.resolve('v2');
+    expect(await after).to.equal('v2');
+    shared.invalidate('k');
+    void shared.get('k');
+    expect(r.pending).to.have.length(4);
+    r.pending[3]!.resolve('v3');
+  });
+
+  it('keeps at most maxEntries keys, dropping the least recently read', async () => {
+    const r = reads();
+    const shared = new SharedReads(r.read, { refreshAfterMs: 100, maxAgeMs: 1_000, maxEntries: 2, now: () => 0 });
+    for (const k of ['a', 'b', 'a', 'c']) void shared.get(k); // c drops b, the least recently read
+    expect(r.pending.map((p) => p.key)).to.deep.equal(['a', 'b', 'c']);
+    for (const k of ['a', 'b']) void shared.get(k);
+    expect(r.pending.map((p) => p.key)).to.deep.equal(['a', 'b', 'c', 'b']);
+    for (const p of r.pending) p.resolve(p.key);
+  });
+});
+
+describe('what the service shares between requests', () => {
+  const w = world();
+  before(() => seed(w.fixture));
+
+  it('reference lists: a fixture load drops them, so a new pair is visible at once', async () => {
+    const deps = testStack().service.deps;
+    await deps.referenceLists.lists();
+    const other = world();
+    await seed(other.fixture);
+    const { pairs } = await deps.referenceLists.lists();
+    expect(pairs.some((p) => p.exchange === other.ex)).to.equal(true);
+  });
+
+  it('reference lists are frozen: callers share them', async () => {
+    const lists = await testStack().service.deps.referenceLists.lists();
+    expect(() => (lists.pairs as unknown[]).push({})).to.throw(TypeError);
+    expect(() => Object.assign(lists.assets[0]!, { name: 'changed' })).to.throw(TypeError);
+  });
+
+  it('users: a fixture load drops them, so a role change applies to the next request of a signed-in user', async () => {
+    const token = await login(w.users.loner.email, w.password);
+    const before = await call('GET', '/v1/admin/status/', { token });
+    expect(before.status).to.equal(403);
+    await seed({ ...w.fixture, users: [{ ...w.users.loner, is_staff: true }] });
+    const after = await call('GET', '/v1/admin/status/', { token });
+    expect(after.status).to.equal(200);
+  });
+});
