@@ -3,112 +3,106 @@ import { SharedReads } from '../../lib/shared-reads.ts';
 import { call, login, seed, world } from '../support/helpers.ts';
 import { testStack } from '../support/stack.ts';
 
-/** A read function that counts its calls and answers when told to. */
-function reads() {
+/**
+ * Shared reads (fresh for 100 ms, served up to 1 s) over a read function that records its
+ * calls in `pending` and answers when told to, on a clock the test moves.
+ */
+function setup(maxEntries?: number) {
+  const clock = { t: 0 };
   const pending: { key: string; resolve: (v: string) => void; reject: (e: Error) => void }[] = [];
   const read = (key: string) => new Promise<string>((resolve, reject) => pending.push({ key, resolve, reject }));
-  return { read, pending };
+  const shared = new SharedReads(read, { refreshAfterMs: 100, maxAgeMs: 1_000, maxEntries, now: () => clock.t });
+  return { clock, pending, shared };
+}
+
+/** As setup, with 'k' read once as 'v1' at time 0. */
+async function readOnce() {
+  const s = setup();
+  const first = s.shared.get('k');
+  s.pending[0]!.resolve('v1');
+  await first;
+  return s;
 }
 
 const tick = () => new Promise((r) => setImmediate(r));
 
 describe('shared reads (lib/shared-reads.ts)', () => {
   it('serves a value within refreshAfterMs without reading again, and shares a read in flight', async () => {
-    const clock = { t: 0 };
-    const r = reads();
-    const shared = new SharedReads(r.read, { refreshAfterMs: 100, maxAgeMs: 1_000, now: () => clock.t });
+    const { clock, pending, shared } = setup();
     const a = shared.get('k');
     const b = shared.get('k');
-    expect(r.pending).to.have.length(1);
-    r.pending[0]!.resolve('v1');
+    expect(pending).to.have.length(1);
+    pending[0]!.resolve('v1');
     expect(await a).to.equal('v1');
     expect(await b).to.equal('v1');
     clock.t = 99;
     expect(await shared.get('k')).to.equal('v1');
-    expect(r.pending).to.have.length(1);
+    expect(pending).to.have.length(1);
   });
 
   it('past refreshAfterMs serves the old value while one background read runs, then the new one', async () => {
-    const clock = { t: 0 };
-    const r = reads();
-    const shared = new SharedReads(r.read, { refreshAfterMs: 100, maxAgeMs: 1_000, now: () => clock.t });
-    const first = shared.get('k');
-    r.pending[0]!.resolve('v1');
-    await first;
+    const { clock, pending, shared } = await readOnce();
     clock.t = 100;
     expect(await shared.get('k')).to.equal('v1');
     expect(await shared.get('k')).to.equal('v1');
-    expect(r.pending).to.have.length(2);
-    r.pending[1]!.resolve('v2');
+    expect(pending).to.have.length(2);
+    pending[1]!.resolve('v2');
     await tick();
     expect(await shared.get('k')).to.equal('v2');
-    expect(r.pending).to.have.length(2);
+    expect(pending).to.have.length(2);
   });
 
   it('past maxAgeMs makes the request wait for a new read', async () => {
-    const clock = { t: 0 };
-    const r = reads();
-    const shared = new SharedReads(r.read, { refreshAfterMs: 100, maxAgeMs: 1_000, now: () => clock.t });
-    const first = shared.get('k');
-    r.pending[0]!.resolve('v1');
-    await first;
+    const { clock, pending, shared } = await readOnce();
     clock.t = 1_000;
     const next = shared.get('k');
-    expect(r.pending).to.have.length(2);
-    r.pending[1]!.resolve('v2');
+    expect(pending).to.have.length(2);
+    pending[1]!.resolve('v2');
     expect(await next).to.equal('v2');
   });
 
   it('keeps no failed read: a failed first read is read again, a failed refresh leaves the old value', async () => {
-    const clock = { t: 0 };
-    const r = reads();
-    const shared = new SharedReads(r.read, { refreshAfterMs: 100, maxAgeMs: 1_000, now: () => clock.t });
+    const { clock, pending, shared } = setup();
     const failed = shared.get('k');
-    r.pending[0]!.reject(new Error('down'));
+    pending[0]!.reject(new Error('down'));
     expect(await failed.then(() => 'resolved', (e: Error) => e.message)).to.equal('down');
     const second = shared.get('k');
-    expect(r.pending).to.have.length(2);
-    r.pending[1]!.resolve('v1');
+    expect(pending).to.have.length(2);
+    pending[1]!.resolve('v1');
     expect(await second).to.equal('v1');
     clock.t = 150;
     expect(await shared.get('k')).to.equal('v1');
-    r.pending[2]!.reject(new Error('down'));
+    pending[2]!.reject(new Error('down'));
     await tick();
     expect(await shared.get('k')).to.equal('v1');
     // The failed refresh is tried again by the next request.
-    expect(r.pending).to.have.length(4);
+    expect(pending).to.have.length(4);
   });
 
   it('invalidate drops values at once and does not keep what a read begun before it returns', async () => {
-    const clock = { t: 0 };
-    const r = reads();
-    const shared = new SharedReads(r.read, { refreshAfterMs: 100, maxAgeMs: 1_000, now: () => clock.t });
-    const first = shared.get('k');
-    r.pending[0]!.resolve('v1');
-    await first;
+    const { clock, pending, shared } = await readOnce();
     clock.t = 100;
     await shared.get('k'); // starts a background refresh (pending[1])
     shared.invalidate();
-    r.pending[1]!.resolve('stale');
+    pending[1]!.resolve('stale');
     await tick();
     const after = shared.get('k');
-    expect(r.pending).to.have.length(3);
-    r.pending[2]!.resolve('v2');
+    expect(pending).to.have.length(3);
+    pending[2]!.resolve('v2');
     expect(await after).to.equal('v2');
     shared.invalidate('k');
     void shared.get('k');
-    expect(r.pending).to.have.length(4);
-    r.pending[3]!.resolve('v3');
+    expect(pending).to.have.length(4);
+    pending[3]!.resolve('v3');
   });
 
   it('keeps at most maxEntries keys, dropping the least recently read', async () => {
-    const r = reads();
-    const shared = new SharedReads(r.read, { refreshAfterMs: 100, maxAgeMs: 1_000, maxEntries: 2, now: () => 0 });
+    const { pending, shared } = setup(2);
     for (const k of ['a', 'b', 'a', 'c']) void shared.get(k); // c drops b, the least recently read
-    expect(r.pending.map((p) => p.key)).to.deep.equal(['a', 'b', 'c']);
+    expect(pending.map((p) => p.key)).to.deep.equal(['a', 'b', 'c']);
     for (const k of ['a', 'b']) void shared.get(k);
-    expect(r.pending.map((p) => p.key)).to.deep.equal(['a', 'b', 'c', 'b']);
-    for (const p of r.pending) p.resolve(p.key);
+    expect(pending.map((p) => p.key)).to.deep.equal(['a', 'b', 'c', 'b']);
+    for (const p of pending) p.resolve(p.key);
   });
 });
 
