@@ -576,6 +576,13 @@ interface HttpRequest {
   method: string;
   token: string;
   body?: string;
+  /**
+   * Parse the body and count its rows. Only the untimed first request of a series does:
+   * parsing a 22 MiB answer took the client about 150 ms of CPU and left as much garbage,
+   * on two cores the service under test needs (a client on a user's machine parses on
+   * that machine). The others are read to their last byte and counted in bytes.
+   */
+  parse?: boolean;
 }
 
 interface HttpResult {
@@ -609,10 +616,10 @@ class HttpClient {
     });
   }
 
-  async once(service: Service, token: string, q: QuerySpec): Promise<HttpResult> {
+  async once(service: Service, token: string, q: QuerySpec, opts: { parse?: boolean } = {}): Promise<HttpResult> {
     await this.ready;
     const id = ++this.seq;
-    const req: HttpRequest = { url: `${service.api.url}${q.path}`, method: q.method, token, body: q.body ? JSON.stringify(q.body) : undefined };
+    const req: HttpRequest = { url: `${service.api.url}${q.path}`, method: q.method, token, body: q.body ? JSON.stringify(q.body) : undefined, parse: opts.parse };
     const r = await new Promise<HttpResult>((resolve) => {
       this.waiting.set(id, resolve);
       this.child.send({ id, ...req });
@@ -638,7 +645,7 @@ class HttpClient {
 async function runClient(): Promise<void> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
   const send = (m: HttpRequest) =>
-    new Promise<{ ms: number; status: number; body: Buffer }>((resolve, reject) => {
+    new Promise<{ ms: number; status: number; parts: Buffer[] }>((resolve, reject) => {
       const t = performance.now();
       const req = http.request(
         m.url,
@@ -647,7 +654,7 @@ async function runClient(): Promise<void> {
           const parts: Buffer[] = [];
           res.on('data', (c: Buffer) => parts.push(c));
           // Timed to the body's last byte, as wrk or k6 time a response; decoding it is the client's work.
-          res.on('end', () => resolve({ ms: performance.now() - t, status: res.statusCode ?? 0, body: Buffer.concat(parts) }));
+          res.on('end', () => resolve({ ms: performance.now() - t, status: res.statusCode ?? 0, parts }));
           res.on('error', reject);
         },
       );
@@ -659,11 +666,14 @@ async function runClient(): Promise<void> {
       if (m === 'stop') return resolve();
       void (async () => {
         try {
-          const { ms, status, body: bytes } = await send(m);
-          const text = bytes.toString('utf8');
-          if (status !== 200) return process.send?.({ id: m.id, ms, bytes: 0, rows: 0, error: `${status} ${text.slice(0, 300)}` });
-          const body = JSON.parse(text) as unknown;
-          process.send?.({ id: m.id, ms, bytes: bytes.length, rows: Array.isArray(body) ? body.length : 0 });
+          const { ms, status, parts } = await send(m);
+          if (status !== 200) return process.send?.({ id: m.id, ms, bytes: 0, rows: 0, error: `${status} ${Buffer.concat(parts).toString('utf8', 0, 300)}` });
+          let rows = 0;
+          if (m.parse) {
+            const body = JSON.parse(Buffer.concat(parts).toString('utf8')) as unknown;
+            rows = Array.isArray(body) ? body.length : 0;
+          }
+          process.send?.({ id: m.id, ms, bytes: parts.reduce((n, p) => n + p.length, 0), rows });
         } catch (e) {
           process.send?.({ id: m.id, ms: 0, bytes: 0, rows: 0, error: String(e) });
         }
@@ -701,7 +711,7 @@ function dumpSql(file: string, name: string, queries: Captured[]): void {
 async function series(service: Service, client: HttpClient, token: string, bare: ClickHouse, recorder: QueryRecorder, q: QuerySpec, phase: Phase): Promise<Series> {
   // One untimed request records the SQL the endpoint runs; then the warm-up.
   recorder.recording = [];
-  await client.once(service, token, q);
+  const first = await client.once(service, token, q, { parse: true });
   const queries = recorder.recording;
   recorder.recording = undefined;
   if (queries.length === 0) throw new Error(`${q.path} ran no market query`);
@@ -710,7 +720,7 @@ async function series(service: Service, client: HttpClient, token: string, bare:
     await bareOnce(bare, queries);
     await client.once(service, token, q);
   }
-  const s: Series = { http: [], bare: [], bytes: 0, rows: 0, written: 0, loopDelay: { p99: 0, max: 0 } };
+  const s: Series = { http: [], bare: [], bytes: 0, rows: first.rows, written: 0, loopDelay: { p99: 0, max: 0 } };
   const rowsBefore = await minuteRows(bare);
   const loop = monitorEventLoopDelay({ resolution: 5 });
   loop.enable();
@@ -727,7 +737,6 @@ async function series(service: Service, client: HttpClient, token: string, bare:
     const h = await client.once(service, token, q);
     s.http.push(h.ms);
     s.bytes = h.bytes;
-    s.rows = h.rows;
   }
   loop.disable();
   s.loopDelay = { p99: loop.percentile(99) / 1e6, max: loop.max / 1e6 };
