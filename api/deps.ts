@@ -16,6 +16,7 @@ import type { ChallengeStore } from './auth/challenges.ts';
 import type { Locks } from './auth/locks.ts';
 import type { TokenStore } from './auth/tokens.ts';
 import type { TwoFactorGuard } from './auth/two-factor.ts';
+import type { UptimeCache } from './market/uptime-cache.ts';
 import type { Limit, Throttle } from './http/throttle.ts';
 
 export interface ThrottleLimits {
@@ -53,7 +54,7 @@ export const DEFAULT_LIMITS: ThrottleLimits = {
 
 /** Everything the API needs, passed in: tests build their own. */
 export interface ApiDeps {
-  config: Pick<Config, 'host' | 'port' | 'webauthnRpId' | 'webauthnOrigin' | 'webauthnRpName'>;
+  config: Pick<Config, 'host' | 'port' | 'webauthnRpId' | 'webauthnOrigin' | 'webauthnRpName' | 'latenessMs'>;
   log: Logger;
   ch: ClickHouse;
   redis: Redis;
@@ -69,6 +70,8 @@ export interface ApiDeps {
   /** Assets, exchanges and pairs as market requests read them (shared, refreshed often). */
   referenceLists: ReferenceSnapshot;
   orderBookMinutes: OrderBookMinuteRepository;
+  /** Uptime rows of sealed buckets, kept between requests (api/market/uptime-cache.ts). */
+  uptimeCache: UptimeCache;
   limits: ThrottleLimits;
   /** The clock of the account-security rules (key expiry, challenges, lockouts, codes). */
   now: () => number;

@@ -25,6 +25,12 @@ export interface ClickHouse {
    * column names in order, which become the keys.
    */
   jsonArray(sql: string, columns: string[], params?: Params): Promise<Readable>;
+  /**
+   * A SELECT's rows one a line, each `<key>\t<key>...\t<JSON object>`: the `keys` columns
+   * written raw (numbers), then the `columns` as one JSON object, as jsonArray writes them.
+   * For callers that pick rows of the answer apart by key (api/market/uptime.ts).
+   */
+  jsonLines(sql: string, keys: string[], columns: string[], params?: Params): Promise<Buffer>;
   command(sql: string, params?: Params): Promise<void>;
   insert<T extends object>(table: string, rows: T[], opts?: InsertOptions): Promise<void>;
   close(): Promise<void>;
@@ -83,6 +89,14 @@ function jsonRowTemplate(columns: string[]): string {
     .join(',')}}`;
 }
 
+/** jsonLines' output: the keys raw and a tab after each, then jsonArray's row; a row a line. */
+const JSON_LINES = { resultset: '${data}\n', between: '\n' };
+
+function keyedRowTemplate(keys: string[], columns: string[]): string {
+  for (const k of keys) if (!/^\w+$/.test(k)) throw new Error(`key column name not allowed in a row template: ${JSON.stringify(k)}`);
+  return `${keys.map((k) => `\${${k}:Raw}\t`).join('')}${jsonRowTemplate(columns)}`;
+}
+
 /** Opens a connection (or a few). Name it after its user ("api", "ingest"): ids in errors carry it. */
 export function openClickHouse(config: Pick<Config, 'clickhouseUrl' | 'clickhouseDatabase' | 'dataDir'>, name: string, opts: OpenOptions = {}): ClickHouse {
   const clients: ClickHouseClient[] = [];
@@ -116,6 +130,28 @@ export function openClickHouse(config: Pick<Config, 'clickhouseUrl' | 'clickhous
     }
   };
   const nextId = () => `${name}-${process.pid}-${++querySeq}`;
+  /** A SELECT's output in ClickHouse's Template format, with JSON escaping, as a stream. */
+  const template = (query_id: string, sql: string, params: Params, formats: Record<string, string>): Promise<Readable> =>
+    onClient(async (client) => {
+      const settings = { ...formats, ...JSON_ARRAY.json };
+      // A server takes them as the request's settings. The embedded engine would keep
+      // client settings as session SETs (see the interface), so there they are bound
+      // into the query's own SETTINGS clause.
+      if (config.clickhouseUrl) {
+        const { stream } = await client.exec({ query: `${sql}\nFORMAT Template`, query_params: params, query_id, clickhouse_settings: { ...settings, ...perStatement } });
+        return stream;
+      }
+      const bound = Object.keys(settings).map((k) => `${k} = {tpl_${k}:String}`);
+      const values = Object.fromEntries(Object.entries(settings).map(([k, v]) => [`tpl_${k}`, String(v)]));
+      // The embedded engine has the whole output in memory when this resolves (errors surface here).
+      const { stream } = await client.exec({
+        query: `${sql}\nSETTINGS ${bound.join(', ')}\nFORMAT Template`,
+        query_params: { ...params, ...values },
+        query_id,
+        clickhouse_settings: perStatement,
+      });
+      return stream;
+    });
   const wrap = async <T>(fn: (queryId: string) => Promise<T>): Promise<T> => {
     const queryId = nextId();
     try {
@@ -137,27 +173,15 @@ export function openClickHouse(config: Pick<Config, 'clickhouseUrl' | 'clickhous
       }),
     jsonArray: (sql, columns, params = {}) =>
       wrap((query_id) =>
-        onClient(async (client) => {
-          const template = { format_template_row_format: jsonRowTemplate(columns), format_template_resultset_format: JSON_ARRAY.resultset, format_template_rows_between_delimiter: JSON_ARRAY.between, ...JSON_ARRAY.json };
-          // A server takes them as the request's settings. The embedded engine would keep
-          // client settings as session SETs (see the interface), so there they are bound
-          // into the query's own SETTINGS clause.
-          if (config.clickhouseUrl) {
-            const { stream } = await client.exec({ query: `${sql}\nFORMAT Template`, query_params: params, query_id, clickhouse_settings: { ...template, ...perStatement } });
-            return stream;
-          }
-          const bound = Object.keys(template).map((k) => `${k} = {jsonarray_${k}:String}`);
-          const values = Object.fromEntries(Object.entries(template).map(([k, v]) => [`jsonarray_${k}`, String(v)]));
-          // The embedded engine has the whole output in memory when this resolves (errors surface here).
-          const { stream } = await client.exec({
-            query: `${sql}\nSETTINGS ${bound.join(', ')}\nFORMAT Template`,
-            query_params: { ...params, ...values },
-            query_id,
-            clickhouse_settings: perStatement,
-          });
-          return stream;
-        }),
+        template(query_id, sql, params, { format_template_row_format: jsonRowTemplate(columns), format_template_resultset_format: JSON_ARRAY.resultset, format_template_rows_between_delimiter: JSON_ARRAY.between }),
       ),
+    jsonLines: (sql, keys, columns, params = {}) =>
+      wrap(async (query_id) => {
+        const stream = await template(query_id, sql, params, { format_template_row_format: keyedRowTemplate(keys, columns), format_template_resultset_format: JSON_LINES.resultset, format_template_rows_between_delimiter: JSON_LINES.between });
+        const chunks: Buffer[] = [];
+        for await (const chunk of stream) chunks.push(chunk as Buffer);
+        return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+      }),
     command: (sql, params = {}) =>
       wrap(async (query_id) => {
         await onClient((client) => client.command({ query: sql, query_params: params, query_id, clickhouse_settings: perStatement }));

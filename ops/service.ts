@@ -10,6 +10,7 @@ import { TokenStore } from '../api/auth/tokens.ts';
 import { TwoFactorGuard } from '../api/auth/two-factor.ts';
 import { DEFAULT_LIMITS, type ApiDeps, type ThrottleLimits } from '../api/deps.ts';
 import { Throttle } from '../api/http/throttle.ts';
+import { UptimeCache } from '../api/market/uptime-cache.ts';
 import { startApi, type RunningApi } from '../api/server.ts';
 import { ensureDatabase, openClickHouse } from '../lib/clickhouse.ts';
 import type { Config } from '../lib/config.ts';
@@ -119,6 +120,7 @@ export async function startService(config: Config, log: Logger, opts: ServiceOpt
     reference,
     referenceLists,
     orderBookMinutes: new OrderBookMinuteRepository(apiCh),
+    uptimeCache: new UptimeCache(config.uptimeCacheBytes),
     limits: opts.limits ?? DEFAULT_LIMITS,
     now: Date.now,
     totpDevices: new TotpDeviceRepository(apiCh),

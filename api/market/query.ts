@@ -186,6 +186,8 @@ function baseParams(q: MarketQuery): Params {
   return { pairs: q.pairs.map((p) => new TupleParam([p.exchange, p.pair])), tz: q.zone };
 }
 
+const HOUR_MS = 3_600_000;
+
 // Ordered here, by bytes: cheaper than in Node, and the order responses list rows in.
 const ROW_ORDER = 'ORDER BY exchange, pair, b';
 
@@ -275,7 +277,7 @@ function uptimeColumnNames(q: UptimeQuery, counts: UptimeCounts): string[] {
  * reason the stored rows are aggregated once, not per table and again over the union.
  * `sql` is undefined when there is nothing to read (no pairs, or no piece left).
  */
-function uptimeSql(q: UptimeQuery, params: Params): { sql: string | undefined; columns: string[] } {
+function uptimeSql(q: UptimeQuery, params: Params, opts: { keyed?: boolean } = {}): { sql: string | undefined; columns: string[] } {
   const counts = uptimeCounts(q);
   const columns = uptimeColumnNames(q, counts);
   if (q.pairs.length === 0) return { sql: undefined, columns };
@@ -329,6 +331,16 @@ function uptimeSql(q: UptimeQuery, params: Params): { sql: string | undefined; c
       return `100 * (up[${i + 1}] / minutes) AS {col_${i}:Identifier}`;
     }),
   ];
+  if (opts.keyed) {
+    // Rows keyed by the pair's index in q.pairs and the bucket, in no order: the caller
+    // puts them in order (api/market/uptime.ts).
+    params.row_index = q.pairs.map((_, i) => i);
+    return {
+      sql: `SELECT transform(${key}, {row_keys:Array(String)}, {row_index:Array(UInt32)}, 0) AS ${UPTIME_KEYS[0]}, b AS ${UPTIME_KEYS[1]}, ${items.join(',\n  ')}
+        FROM (${rows.join('\nUNION ALL\n')}) WHERE minutes > 0`,
+      columns,
+    };
+  }
   // The pairs' ranks in (exchange, pair) order: a number sorts faster than two strings.
   return {
     sql: `SELECT ${items.join(',\n  ')} FROM (${rows.join('\nUNION ALL\n')}) WHERE minutes > 0
@@ -337,8 +349,19 @@ function uptimeSql(q: UptimeQuery, params: Params): { sql: string | undefined; c
   };
 }
 
+/** The key columns of keyed uptime rows: the pair's index in the query's pairs, the bucket (epoch s). */
+const UPTIME_KEYS = ['row_pair', 'row_bucket'] as const;
+
+/** One uptime row of a keyed answer: its JSON object is `text` from `start` to `end`. */
+export interface UptimeLine {
+  pair: number;
+  bucket: number;
+  start: number;
+  end: number;
+}
+
 /** Each pair's rank in (exchange, pair) order, compared as bytes the way ClickHouse compares strings. */
-function rowRanks(pairs: PairRef[]): number[] {
+export function rowRanks(pairs: PairRef[]): number[] {
   const bytes = pairs.map((p, i) => ({ i, exchange: Buffer.from(p.exchange), pair: Buffer.from(p.pair) }));
   bytes.sort((x, y) => Buffer.compare(x.exchange, y.exchange) || Buffer.compare(x.pair, y.pair));
   const ranks = new Array<number>(pairs.length);
@@ -378,6 +401,49 @@ export class MarketRepository {
     const { sql, columns } = uptimeSql(q, params);
     if (!sql) return { columns, rows: [] };
     return { columns, rows: await this.ch.query<Record<string, unknown>>(sql, params) };
+  }
+
+  /**
+   * Uptime rows keyed by pair (index in q.pairs) and bucket start (epoch s), unordered, with
+   * each row's JSON object as the endpoint writes it.
+   */
+  async uptimeLines(q: UptimeQuery): Promise<{ text: Buffer; lines: UptimeLine[] }> {
+    const params: Params = {};
+    const { sql, columns } = uptimeSql(q, params, { keyed: true });
+    if (!sql) return { text: Buffer.alloc(0), lines: [] };
+    const text = await this.ch.jsonLines(sql, [...UPTIME_KEYS], columns, params);
+    const lines: UptimeLine[] = [];
+    // `<pair>\t<bucket>\t{...}\n`: a JSON string escapes tabs and newlines, so these split
+    // safely. The keys are read digit by digit: a string per key cost 1 µs a row.
+    for (let at = 0; at < text.length; ) {
+      if (text[at] === 10) {
+        at++;
+        continue;
+      }
+      let pair = 0;
+      for (let c = text[at++]; c !== 9 && c !== undefined; c = text[at++]) pair = pair * 10 + c - 48;
+      let bucket = 0;
+      for (let c = text[at++]; c !== 9 && c !== undefined; c = text[at++]) bucket = bucket * 10 + c - 48;
+      let end = text.indexOf(10, at);
+      if (end < 0) end = text.length;
+      lines.push({ pair, bucket, start: at, end });
+      at = end + 1;
+    }
+    return { text, lines };
+  }
+
+  /**
+   * How many times each hour of order-book data was written (schemas/clickhouse/004), per
+   * hour start (epoch ms) in [from, to) widened to whole hours; hours never written are absent.
+   */
+  async bookWrites(from: number, to: number): Promise<Map<number, number>> {
+    const rows = await this.ch.query<{ hour: number; writes: number }>(
+      `SELECT toUnixTimestamp(hour) AS hour, sum(writes) AS writes FROM market_writes
+       WHERE source = 'book_minutes' AND hour >= toDateTime({from:UInt32}, 'UTC') AND hour < toDateTime({to:UInt32}, 'UTC')
+       GROUP BY hour`,
+      { from: Math.floor(from / HOUR_MS) * (HOUR_MS / 1000), to: Math.ceil(to / HOUR_MS) * (HOUR_MS / 1000) },
+    );
+    return new Map(rows.map((r) => [Number(r.hour) * 1000, Number(r.writes)]));
   }
 
   /** Uptime rows as the response's JSON array, written by ClickHouse. */

@@ -256,7 +256,7 @@ function planCalendar(from: number, to: number, zone: string): BucketPlan {
 }
 
 /** Bucket start (epoch ms) of an instant for a fixed interval, in the zone: for checks and tests. */
-export function bucketStart(interval: Exclude<Interval, 'a' | 'c'>, t: number, zone: string): number {
+export function bucketStart(interval: FixedInterval, t: number, zone: string): number {
   const d = DateTime.fromMillis(t, { zone });
   switch (interval) {
     case '1M':
@@ -271,6 +271,50 @@ export function bucketStart(interval: Exclude<Interval, 'a' | 'c'>, t: number, z
       return d.startOf('day').plus({ minutes: Math.floor(sinceMidnight / minutes) * minutes }).toMillis();
     }
   }
+}
+
+export type FixedInterval = Exclude<Interval, 'a' | 'c'>;
+
+const SUB_DAY_MS: Partial<Record<FixedInterval, number>> = { '1m': MIN, '5m': 5 * MIN, '15m': 15 * MIN, '30m': 30 * MIN, '1h': HOUR, '4h': 4 * HOUR };
+
+/** A fixed interval's bucket and the minutes of the window in it (minute-aligned ranges). */
+export interface WindowBucket {
+  start: number;
+  end: number;
+  ranges: Range[];
+}
+
+/**
+ * The buckets a window's ranges fall in, in time order, as the SQL of query.ts puts rows
+ * in them: sub-day buckets counted in elapsed time from local midnight (the last one of a
+ * day ends at the next midnight), days, weeks from Monday and months in the zone. Ranges
+ * are minute-aligned the way tile() reads them: a minute belongs where it starts.
+ */
+export function bucketsOf(interval: FixedInterval, ranges: Range[], zone: string): WindowBucket[] {
+  const out: WindowBucket[] = [];
+  const step = SUB_DAY_MS[interval];
+  for (const [a, b] of ranges) {
+    const e = ceilTo(b, MIN);
+    let t = ceilTo(a, MIN);
+    while (t < e) {
+      // Zone arithmetic once a day (or week, month); sub-day buckets by addition within it.
+      const local = DateTime.fromMillis(t, { zone });
+      const unit = interval === '1w' ? 'week' : interval === '1M' ? 'month' : 'day';
+      const periodStart = local.startOf(unit).toMillis();
+      const periodEnd = local.startOf(unit).plus({ [unit]: 1 }).toMillis();
+      let start = step ? periodStart + Math.floor((t - periodStart) / step) * step : periodStart;
+      while (t < e && start < periodEnd) {
+        const end = step ? Math.min(start + step, periodEnd) : periodEnd;
+        const range: Range = [t, Math.min(end, e)];
+        const last = out[out.length - 1];
+        if (last && last.start === start) last.ranges.push(range);
+        else out.push({ start, end, ranges: [range] });
+        t = range[1];
+        start = end;
+      }
+    }
+  }
+  return out;
 }
 
 /** Most buckets a fixed interval may produce per pair (the span guard). */

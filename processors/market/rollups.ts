@@ -1,7 +1,9 @@
 // Hour and day rollups, recomputed from what is stored below them: an hour from its minute
 // rows, a day from its hour rows. Recomputing is idempotent, so a crash between writing
 // minutes and their rollups is mended by computing those hours again at the next start.
-// The SQL is built from the constants below only; keys and times are bound.
+// Every recompute also counts a write of its hours in market_writes, which tells readers
+// that cache rows of those hours to compute them again. The SQL is built from the
+// constants below only; keys and times are bound.
 import { TupleParam } from '@clickhouse/client';
 import type { ClickHouse } from '../../lib/clickhouse.ts';
 import type { MinuteTable } from './minute-repository.ts';
@@ -90,6 +92,11 @@ export class Rollups {
          AND (exchange, pair, toStartOfDay(bucket)) IN {keys:Array(Tuple(String, String, DateTime('UTC')))}
        GROUP BY exchange, pair, day_start`,
       { days: sql.days, hours: sql.hours, ...range(days, DAY), keys: days.map((k) => new TupleParam([k.exchange, k.pair, k.start / 1000])) },
+    );
+    // Last, so whoever reads the count after this sees the rows above (004_market_writes.sql).
+    await this.ch.command(
+      `INSERT INTO market_writes (source, hour, writes) SELECT {source:String}, arrayJoin({written:Array(DateTime('UTC'))}), 1`,
+      { source: this.table, written: [...new Set(hours.map((k) => k.start / 1000))] },
     );
   }
 

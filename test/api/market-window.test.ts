@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { DateTime } from 'luxon';
 import { parseWindow } from '../../api/market/params.ts';
-import { bucketStart, planBuckets, sessionRanges, tile } from '../../api/market/window.ts';
+import { bucketStart, bucketsOf, planBuckets, sessionRanges, tile } from '../../api/market/window.ts';
 
 const H = 3_600_000;
 const D = 24 * H;
@@ -61,6 +61,31 @@ describe('windows, sessions and bucket plans', () => {
     expect(iso(bucketStart('1M', t, 'UTC'))).to.equal('2026-05-01T00:00:00.000Z');
     expect(iso(bucketStart('1d', t, 'America/New_York'))).to.equal('2026-05-13T04:00:00.000Z');
     expect(iso(bucketStart('4h', t, 'UTC'))).to.equal('2026-05-14T00:00:00.000Z');
+  });
+
+  it('lists the buckets a window falls in, with its minutes in each, as bucketStart places them', () => {
+    const show = (interval: Parameters<typeof bucketsOf>[0], ranges: [number, number][], zone: string) =>
+      bucketsOf(interval, ranges, zone).map((b) => [iso(b.start), iso(b.end), ...b.ranges.map(([f, t]) => `${iso(f)}/${iso(t)}`)]);
+    // Clipped at both ends, seconds rounded up to the minute a minute row starts at.
+    expect(show('1h', [[Date.UTC(2026, 0, 5, 10, 29, 30), Date.UTC(2026, 0, 5, 12, 15)]], 'UTC')).to.deep.equal([
+      ['2026-01-05T10:00:00.000Z', '2026-01-05T11:00:00.000Z', '2026-01-05T10:30:00.000Z/2026-01-05T11:00:00.000Z'],
+      ['2026-01-05T11:00:00.000Z', '2026-01-05T12:00:00.000Z', '2026-01-05T11:00:00.000Z/2026-01-05T12:00:00.000Z'],
+      ['2026-01-05T12:00:00.000Z', '2026-01-05T13:00:00.000Z', '2026-01-05T12:00:00.000Z/2026-01-05T12:15:00.000Z'],
+    ]);
+    // 8 March 2026 in New York has 23 hours: 4h buckets count from midnight, the last ends at the next.
+    const day = DateTime.fromISO('2026-03-08T00:00', { zone: 'America/New_York' }).toMillis();
+    const fours = bucketsOf('4h', [[day, day + 23 * H]], 'America/New_York');
+    expect(fours.map((b) => (b.end - b.start) / H)).to.deep.equal([4, 4, 4, 4, 4, 3]);
+    for (const b of fours) expect(bucketStart('4h', b.ranges[0]![0], 'America/New_York')).to.equal(b.start);
+    // Two sessions in one week: one bucket, two ranges.
+    const mon = Date.UTC(2026, 4, 11, 13, 30);
+    const weeks = bucketsOf('1w', [[mon, mon + 6.5 * H], [mon + D, mon + D + 6.5 * H]], 'UTC');
+    expect(weeks).to.have.length(1);
+    expect(weeks[0]!.ranges).to.have.length(2);
+    expect([iso(weeks[0]!.start), iso(weeks[0]!.end)]).to.deep.equal(['2026-05-11T00:00:00.000Z', '2026-05-18T00:00:00.000Z']);
+    // Months in a half-hour zone.
+    const months = bucketsOf('1M', [[Date.UTC(2026, 0, 15), Date.UTC(2026, 2, 2)]], 'Asia/Kolkata');
+    expect(months.map((b) => iso(b.start))).to.deep.equal(['2025-12-31T18:30:00.000Z', '2026-01-31T18:30:00.000Z', '2026-02-28T18:30:00.000Z']);
   });
 
   it('defaults to the last 24 hours with interval a, and guards spans per interval', () => {

@@ -303,4 +303,97 @@ describe('market endpoints (/v2/metrics/*, /v2/leaderboard/)', function () {
       expect((await call('GET', '/v2/metrics/summary/')).status).to.equal(401);
     });
   });
+
+  // Runs last: it adds order-book data of its own for the second spot pair.
+  describe('uptime rows of sealed buckets, kept between requests', () => {
+    const cache = () => testStack().service.deps.uptimeCache;
+    /** The same request with the cache off, cold and warm: the bytes of all three. */
+    const threeWays = async (path: string, opts: { kept?: boolean } = {}) => {
+      const limit = cache().maxBytes;
+      cache().maxBytes = 0;
+      let direct;
+      try {
+        direct = await call('GET', path, { token });
+      } finally {
+        cache().maxBytes = limit;
+      }
+      cache().clear();
+      const cold = await call('GET', path, { token });
+      // A rollup write landing between two requests makes the second compute again: ask
+      // until one is served from the cache (when the window has whole sealed buckets).
+      const warm = await waitFor('a request served from the cache', async () => {
+        const hits = cache().hits;
+        const r = await call('GET', path, { token });
+        return (cache().hits > hits || opts.kept === false) && r;
+      });
+      return { direct, cold, warm };
+    };
+
+    it('are the bytes the uncached answer has, at every fixed interval and zone', async () => {
+      const span = (from: number, to: number) => `time_start=${new Date(from).toISOString()}&time_end=${new Date(to).toISOString()}`;
+      const wide = span(Date.UTC(2026, 0, 4, 22, 17, 30), Date.UTC(2026, 0, 7, 1, 43));
+      for (const [path, kept] of [
+        [`/v2/metrics/uptime/spread/?assets=${w.asset},${w.asset}_PERP&interval=1h&${wide}`, true],
+        [`/v2/metrics/uptime/spread/?assets=${w.asset}&interval=15m&market_hours_timezone=Asia/Kolkata&bps=0.05,10&${wide}`, true],
+        [`/v2/metrics/uptime/depth/?assets=${w.asset}&interval=4h&market_hours_timezone=America/New_York&${wide}`, true],
+        [`/v2/metrics/uptime/depth/?assets=${w.asset}&interval=1d&amounts=12345.5,25000&bps=50&${wide}`, true],
+        // No whole bucket in the window: every bucket is computed.
+        [`/v2/metrics/uptime/spread/?assets=${w.asset},${w.asset}_PERP&interval=1w&${wide}`, false],
+        [`/v2/metrics/uptime/spread/?assets=${w.asset}&interval=1M&market_hours_timezone=Australia/Lord_Howe&${wide}`, false],
+      ] as const) {
+        const { direct, cold, warm } = await threeWays(path, { kept });
+        expect(direct.status, path).to.equal(200);
+        expect(direct.body.length, path).to.be.greaterThan(0);
+        expect(cold.text, `${path} cold`).to.equal(direct.text);
+        expect(warm.text, `${path} warm`).to.equal(direct.text);
+      }
+    });
+
+    it('computes a sealed bucket again once its hours are written again (a backfill of a quiet hour)', async () => {
+      const { kafka, config } = testStack();
+      const pair = `${w.asset}/USD`;
+      const H = Date.UTC(2026, 0, 8, 10);
+      // Two snapshots a minute; spread 0.5 bps in the first batch, 50 bps in the second.
+      const books = (fromMinute: number, spreadBps: number) =>
+        Array.from({ length: 20 }, (_, i) => {
+          const half = (100 * spreadBps) / 2e4;
+          return { exchange: w.ex2, pair, ts: H + (fromMinute + Math.floor(i / 2)) * 60_000 + (i % 2) * 20_000, bids: [[100 - half, 5]], asks: [[100 + half, 5]] };
+        });
+      const producer = kafka.producer();
+      await producer.connect();
+      const send = (messages: object[]) => producer.send({ topic: topicName(config, 'md.orderbook'), messages: messages.map((m) => ({ key: `${w.ex2}:${pair}`, value: JSON.stringify(m) })) });
+      const window = `time_start=${new Date(H).toISOString()}&time_end=${new Date(H + 3600_000).toISOString()}`;
+      const samples = async () => {
+        const r = await call('GET', `/v2/metrics/summary/?assets=${w.asset}&${window}`, { token });
+        return (r.body as { pair: string; tick_bps_samples: number }[]).find((x) => x.pair === pair)?.tick_bps_samples ?? 0;
+      };
+      const path = `/v2/metrics/uptime/spread/?assets=${w.asset}&interval=1h&bps=1,100&${window}`;
+      const row = (r: { body: { pair: string }[] }) => r.body.find((x) => x.pair === pair) as Record<string, number> | undefined;
+      try {
+        await send(books(0, 0.5));
+        await waitFor('the first batch written', async () => (await samples()) === 20, 30_000);
+        const before = await threeWays(path);
+        expect(row(before.warm)?.['1bps']).to.equal(100);
+        expect(before.warm.text).to.equal(before.direct.text);
+
+        // Minutes 20-29 of the same hour: newer than the pair's last event, so not late.
+        await send(books(20, 50));
+        await waitFor('the second batch written', async () => (await samples()) === 40, 30_000);
+        const after = await waitFor('the bucket computed again', async () => {
+          const r = await call('GET', path, { token });
+          return row(r)?.['1bps'] !== 100 && r;
+        }, 10_000);
+        expect(row(after)?.['1bps']).to.equal(50);
+        expect(row(after)?.['100bps']).to.equal(100);
+        cache().maxBytes = 0;
+        try {
+          expect(after.text).to.equal((await call('GET', path, { token })).text);
+        } finally {
+          cache().maxBytes = config.uptimeCacheBytes;
+        }
+      } finally {
+        await producer.disconnect();
+      }
+    });
+  });
 });

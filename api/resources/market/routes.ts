@@ -12,6 +12,7 @@ import { Problems, list, parseAmounts, parseAssets, parseLevels, parseWindow, ty
 import { MarketRepository, type BookPartial, type DerivativePartial, type TradePartial, type UptimeQuery } from '../../market/query.ts';
 import { blankRow, depthColumnNames, depthColumnsWriter, derivatives, priceChange, tick, twap, volume, vwap, type Row } from '../../market/rows.ts';
 import { timestampOf } from '../../market/timestamps.ts';
+import { UptimeRows } from '../../market/uptime.ts';
 import { callerScope } from '../../market/scope.ts';
 import { planBuckets, type Interval } from '../../market/window.ts';
 import { presentExchange } from '../presenters.ts';
@@ -42,6 +43,7 @@ function byKey<T extends { exchange: string; pair: string; b: number }>(rows: T[
 
 export function marketRoutes(router: Router, deps: ApiDeps): void {
   const market = new MarketRepository(deps.ch);
+  const uptime = new UptimeRows(market, deps.uptimeCache, { latenessMs: deps.config.latenessMs });
 
   /** Window, assets and the caller's pairs of those assets: shared by every endpoint. */
   async function common(ctx: Context, raw: RawParams, opts: { allowed?: readonly Interval[]; assetsMax?: number; leaderboard?: boolean } = {}) {
@@ -189,14 +191,14 @@ export function marketRoutes(router: Router, deps: ApiDeps): void {
     await sendUptime(ctx, { kind: 'depth', pairs: pairsOf(scope, assets), window, levels, amounts }, out);
   });
 
-  /** Uptime rows: as ClickHouse wrote them for JSON, through csv-stringify for CSV. */
+  /** Uptime rows: as ClickHouse wrote them for JSON (sealed buckets kept between requests), through csv-stringify for CSV. */
   async function sendUptime(ctx: Context, q: UptimeQuery, out: { csv: boolean; filename: string }): Promise<void> {
     if (out.csv) {
       const { rows, columns } = await market.uptimeRows(q);
       sendRows(ctx, rows, columns, out);
       return;
     }
-    const body = await market.uptimeJson(q);
+    const body = await uptime.json(q);
     ctx.type = 'application/json';
     ctx.body = body;
   }

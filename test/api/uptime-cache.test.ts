@@ -1,0 +1,52 @@
+// The cache of sealed uptime buckets on its own: segments, versions and the byte bound.
+// Its use by the endpoints is tested in market.test.ts, against the real stack.
+import { expect } from 'chai';
+import { UptimeCache, locate, withBuckets, type Segment } from '../../api/market/uptime-cache.ts';
+
+const row = (s: string) => Buffer.from(s);
+const rowsOf = (s: Segment) => s.starts.map((_, j) => s.data.toString('utf8', s.offsets[j], s.offsets[j + 1]));
+
+describe('uptime cache', () => {
+  it('keeps a pair\'s buckets in time order, each row after a separator, so a run of buckets is one slice', () => {
+    const s = withBuckets(undefined, [
+      { start: 3, version: 1, row: row('{"c":3}') },
+      { start: 1, version: 1, row: row('{"a":1}') },
+      { start: 2, version: 1, row: undefined },
+    ]);
+    expect(s.starts).to.deep.equal([1, 2, 3]);
+    expect(rowsOf(s)).to.deep.equal([',\n{"a":1}', '', ',\n{"c":3}']);
+    expect(s.data.toString()).to.equal(',\n{"a":1},\n{"c":3}');
+  });
+
+  it('finds buckets only at the write count they were computed at, and replaces them in place', () => {
+    let s = withBuckets(undefined, [1, 2, 3, 4].map((start) => ({ start, version: 10 * start, row: row(`{"b":${start}}`) })));
+    expect(locate(s, [2, 3, 5], [20, 31, 50])).to.deep.equal([1, -1, -1]);
+    expect(locate(undefined, [2], [20])).to.deep.equal([-1]);
+    s = withBuckets(s, [{ start: 3, version: 31, row: row('{"b":"new"}') }, { start: 5, version: 50, row: undefined }]);
+    expect(locate(s, [2, 3, 5], [20, 31, 50])).to.deep.equal([1, 2, 4]);
+    expect(rowsOf(s)).to.deep.equal([',\n{"b":1}', ',\n{"b":2}', ',\n{"b":"new"}', ',\n{"b":4}', '']);
+    // Rebuilt without what lies before keepFrom.
+    expect(withBuckets(s, [{ start: 6, version: 60, row: undefined }], 3).starts).to.deep.equal([3, 4, 5, 6]);
+  });
+
+  it('evicts the least recently used segments beyond its bytes, and keeps nothing when off', () => {
+    const big = withBuckets(undefined, [{ start: 1, version: 0, row: row('x'.repeat(1000)) }]);
+    const cache = new UptimeCache(3 * 1400);
+    cache.set('a', big);
+    cache.set('b', big);
+    cache.set('c', big);
+    expect(cache.get('a')).to.equal(big); // a is now the most recent
+    cache.set('d', big);
+    expect(cache.get('b')).to.equal(undefined);
+    expect(cache.get('a')).to.equal(big);
+    expect(cache.size).to.equal(3);
+    expect(cache.bytes).to.be.at.most(3 * 1400);
+    cache.set('a', withBuckets(undefined, []));
+    expect(cache.bytes).to.be.below(3 * 1400 - 1000);
+
+    const off = new UptimeCache(0);
+    off.set('a', big);
+    expect(off.enabled).to.equal(false);
+    expect(off.get('a')).to.equal(undefined);
+  });
+});
