@@ -333,13 +333,13 @@ describe('market endpoints (/v2/metrics/*, /v2/leaderboard/)', function () {
       const span = (from: number, to: number) => `time_start=${new Date(from).toISOString()}&time_end=${new Date(to).toISOString()}`;
       const wide = span(Date.UTC(2026, 0, 4, 22, 17, 30), Date.UTC(2026, 0, 7, 1, 43));
       for (const [path, kept] of [
-        [`/v2/metrics/uptime/spread/?assets=${w.asset},${w.asset}_PERP&interval=1h&${wide}`, true],
-        [`/v2/metrics/uptime/spread/?assets=${w.asset}&interval=15m&market_hours_timezone=Asia/Kolkata&bps=0.05,10&${wide}`, true],
-        [`/v2/metrics/uptime/depth/?assets=${w.asset}&interval=4h&market_hours_timezone=America/New_York&${wide}`, true],
-        [`/v2/metrics/uptime/depth/?assets=${w.asset}&interval=1d&amounts=12345.5,25000&bps=50&${wide}`, true],
         // No whole bucket in the window: every bucket is computed.
         [`/v2/metrics/uptime/spread/?assets=${w.asset},${w.asset}_PERP&interval=1w&${wide}`, false],
         [`/v2/metrics/uptime/spread/?assets=${w.asset}&interval=1M&market_hours_timezone=Australia/Lord_Howe&${wide}`, false],
+        [`/v2/metrics/uptime/spread/?assets=${w.asset}&interval=15m&market_hours_timezone=Asia/Kolkata&bps=0.05,10&${wide}`, true],
+        [`/v2/metrics/uptime/depth/?assets=${w.asset}&interval=4h&market_hours_timezone=America/New_York&${wide}`, true],
+        [`/v2/metrics/uptime/depth/?assets=${w.asset}&interval=1d&amounts=12345.5,25000&bps=50&${wide}`, true],
+        [`/v2/metrics/uptime/spread/?assets=${w.asset},${w.asset}_PERP&interval=1h&${wide}`, true],
       ] as const) {
         const { direct, cold, warm } = await threeWays(path, { kept });
         expect(direct.status, path).to.equal(200);
@@ -347,6 +347,12 @@ describe('market endpoints (/v2/metrics/*, /v2/leaderboard/)', function () {
         expect(cold.text, `${path} cold`).to.equal(direct.text);
         expect(warm.text, `${path} warm`).to.equal(direct.text);
       }
+      // What it holds (the last view's rows: each view above began with the cache emptied) and saved, for operators.
+      const staff = await login(w.users.staff.email, w.password);
+      const status = (await call('GET', '/v1/admin/status/', { token: staff })).body.uptime_cache;
+      expect(status).to.include({ enabled: true, max_bytes: testStack().config.uptimeCacheBytes });
+      expect(status.bytes).to.equal(cache().bytes).and.be.greaterThan(0);
+      expect(status.bucket_hits).to.be.greaterThan(0);
     });
 
     it('computes a sealed bucket again once its hours are written again (a backfill of a quiet hour)', async () => {

@@ -1,5 +1,6 @@
-// ClickHouse.jsonArray writes a SELECT's rows as one JSON array through a row template:
-// the bytes must be what JSON.stringify makes of the same rows, whatever the values hold.
+// ClickHouse.jsonArray writes a SELECT's rows as one JSON array through a row template,
+// jsonLines a row a line with its keys first: the rows' bytes must be what JSON.stringify
+// makes of the same rows, whatever the values hold.
 import { expect } from 'chai';
 import type { Readable } from 'node:stream';
 import { openClickHouse } from '../../lib/clickhouse.ts';
@@ -11,7 +12,7 @@ async function text(body: Readable): Promise<string> {
   return Buffer.concat(parts).toString('utf8');
 }
 
-describe('ClickHouse.jsonArray', () => {
+describe('ClickHouse.jsonArray and jsonLines', () => {
   // Strings that need escaping in JSON, or that a careless writer escapes needlessly.
   const strings = ['plain', 'quote " and backslash \\', 'slash BTC/USDT', 'tab\tnewline\n', 'ünïcödé ✓', '$ and ${x}', ''];
   const sql = `SELECT arrayJoin(arrayEnumerate({s:Array(String)})) AS i, {s:Array(String)}[i] AS \`label\`,
@@ -43,6 +44,16 @@ describe('ClickHouse.jsonArray', () => {
       error = e;
     }
     expect(String(error)).to.match(/column name not allowed/);
+  });
+
+  it('jsonLines: each row a line, its keys raw before tabs, then the object jsonArray writes', async () => {
+    const ch = testStack().service.deps.ch;
+    const rows = await ch.query<Record<string, unknown>>(sql, { s: strings });
+    const keyed = `SELECT i * 1000 AS k1, 7 AS k2, * FROM (${sql})`;
+    const written = (await ch.jsonLines(keyed, ['k1', 'k2'], columns, { s: strings })).toString('utf8');
+    // Tabs and newlines inside values are escaped, so a line is a row and a tab ends a key.
+    expect(written).to.equal(`${rows.map((r) => `${Number(r.i) * 1000}\t7\t${JSON.stringify(r)}`).join('\n')}\n`);
+    expect((await ch.jsonLines(`${keyed} LIMIT 0`, ['k1', 'k2'], columns, { s: strings })).toString()).to.equal('\n');
   });
 
   it('runs every statement of a connection at its priority', async () => {

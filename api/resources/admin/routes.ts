@@ -33,8 +33,10 @@ export function adminRoutes(router: Router, deps: ApiDeps): void {
     ctx.body = await deps.orderBookMinutes.minutes({ exchange: q.exchange, pair: q.pair, from, to, limit: 50_000 });
   });
 
-  // What the processors have done since start: rows written, dead-lettered, skipped.
+  // What the processors have done since start (rows written, dead-lettered, skipped), and
+  // what the uptime cache holds and saved (buckets answered from it or computed).
   router.get('/v1/admin/status/', authenticate(deps), requireStaff, (ctx) => {
-    ctx.body = { processors: deps.processorStats() };
+    const c = deps.uptimeCache;
+    ctx.body = { processors: deps.processorStats(), uptime_cache: { enabled: c.enabled, max_bytes: c.maxBytes, bytes: c.bytes, pairs: c.size, bucket_hits: c.hits, bucket_misses: c.misses } };
   });
 }
