@@ -17,6 +17,7 @@ import type { Locks } from './auth/locks.ts';
 import type { TokenStore } from './auth/tokens.ts';
 import type { TwoFactorGuard } from './auth/two-factor.ts';
 import type { UptimeCache } from './market/uptime-cache.ts';
+import type { PartialsCache } from './market/window-partials.ts';
 import type { Limit, Throttle } from './http/throttle.ts';
 
 export interface ThrottleLimits {
@@ -72,6 +73,8 @@ export interface ApiDeps {
   orderBookMinutes: OrderBookMinuteRepository;
   /** Uptime rows of sealed buckets, kept between requests (api/market/uptime-cache.ts). */
   uptimeCache: UptimeCache;
+  /** Partials of sealed window pieces for summary and leaderboard (api/market/window-partials.ts). */
+  windowCache: PartialsCache;
   limits: ThrottleLimits;
   /** The clock of the account-security rules (key expiry, challenges, lockouts, codes). */
   now: () => number;

@@ -18,6 +18,8 @@ export interface Config {
   flushIntervalMs: number;
   /** Bytes of sealed uptime buckets the API keeps between requests (api/market/uptime-cache.ts); 0: none. */
   uptimeCacheBytes: number;
+  /** Bytes of sealed window pieces' partials the API keeps (api/market/window-partials.ts); 0: none. */
+  windowCacheBytes: number;
   /** Test-only fault injection: processor crash points, e.g. ["after-write:2"] (see processors/shell/faults.ts). */
   faults: string[];
   logLevel: LogLevel;
@@ -67,6 +69,7 @@ export function loadConfig(env: Env = process.env): Config {
     latenessMs: read('LATENESS_SECONDS', 120, (raw) => parseInteger(raw, 0, 86_400)) * 1000,
     flushIntervalMs: read('PROCESSOR_FLUSH_MS', 1000, (raw) => parseInteger(raw, 50, 60_000)),
     uptimeCacheBytes: read('UPTIME_CACHE_MB', 256, (raw) => parseInteger(raw, 0, 65_536)) * 2 ** 20,
+    windowCacheBytes: read('WINDOW_CACHE_MB', 64, (raw) => parseInteger(raw, 0, 65_536)) * 2 ** 20,
     faults: read<string[]>('MM_FAULTS', [], (raw) => {
       const list = raw.split(',').map((f) => f.trim()).filter((f) => f !== '');
       for (const f of list) if (!/^(before-write|after-write|before-commit):\d+$/.test(f)) throw new Error(`"${f}" is not <before-write|after-write|before-commit>:<n>`);

@@ -11,6 +11,7 @@ import { TwoFactorGuard } from '../api/auth/two-factor.ts';
 import { DEFAULT_LIMITS, type ApiDeps, type ThrottleLimits } from '../api/deps.ts';
 import { Throttle } from '../api/http/throttle.ts';
 import { UptimeCache } from '../api/market/uptime-cache.ts';
+import { PartialsCache } from '../api/market/window-partials.ts';
 import { startApi, type RunningApi } from '../api/server.ts';
 import { ensureDatabase, openClickHouse } from '../lib/clickhouse.ts';
 import type { Config } from '../lib/config.ts';
@@ -121,6 +122,7 @@ export async function startService(config: Config, log: Logger, opts: ServiceOpt
     referenceLists,
     orderBookMinutes: new OrderBookMinuteRepository(apiCh),
     uptimeCache: new UptimeCache(config.uptimeCacheBytes),
+    windowCache: new PartialsCache(config.windowCacheBytes),
     limits: opts.limits ?? DEFAULT_LIMITS,
     now: Date.now,
     totpDevices: new TotpDeviceRepository(apiCh),

@@ -25,8 +25,11 @@ export interface BookPartial {
   minutes: number;
   samples: number;
   mid_sum: number;
+  /** The window's first and last snapshot mids, and their times (epoch ms; to merge partials). */
   first_mid: number;
+  first_ts: number;
   last_mid: number;
+  last_ts: number;
   tick: number | null;
   depth_minutes: number;
   bid_depth: number[];
@@ -58,7 +61,10 @@ export interface DerivativePartial {
 
 // Each endpoint reads only the columns it answers from: book rows are wide (arrays of 25
 // levels, 125 depth-uptime counts, slippage), and reading them is most of a query's time.
-type Family = 'book' | 'trade' | 'derivative';
+export type Family = 'book' | 'trade' | 'derivative';
+
+/** The minute table each family is written to, as market_writes names it. */
+export const SOURCES: Record<Family, string> = { book: 'book_minutes', trade: 'trade_minutes', derivative: 'derivative_minutes' };
 
 const TABLES: Record<Family, Record<Table, string>> = {
   book: { minutes: 'book_minutes', hours: 'book_hours', days: 'book_days' },
@@ -88,7 +94,8 @@ const BOOK_ROLLUP_PARTIALS = `sum(minutes) AS minutes_p, sum(samples) AS samples
   sumForEach(bid_depth_sum) AS bid_depth_p, sumForEach(ask_depth_sum) AS ask_depth_p,
   sumForEach(bid_count_sum) AS bid_count_p, sumForEach(ask_count_sum) AS ask_count_p`;
 const BOOK_OUTER = `sum(minutes_p) AS minutes, sum(samples_p) AS samples, sum(mid_sum_p) AS mid_sum,
-  tupleElement(min(first_p), 2) AS first_mid, tupleElement(max(last_p), 2) AS last_mid,
+  tupleElement(min(first_p), 2) AS first_mid, toUnixTimestamp64Milli(tupleElement(min(first_p), 1)) AS first_ts,
+  tupleElement(max(last_p), 2) AS last_mid, toUnixTimestamp64Milli(tupleElement(max(last_p), 1)) AS last_ts,
   min(tick_p) AS tick, sum(depth_minutes_p) AS depth_minutes,
   sumForEach(bid_depth_p) AS bid_depth, sumForEach(ask_depth_p) AS ask_depth,
   sumForEach(bid_count_p) AS bid_count, sumForEach(ask_count_p) AS ask_count`;
@@ -373,7 +380,7 @@ export function rowRanks(pairs: PairRef[]): number[] {
 export class MarketRepository {
   constructor(private readonly ch: ClickHouse) {}
 
-  private async run<T extends { b: number }>(family: Family, q: MarketQuery): Promise<T[]> {
+  async run<T extends { b: number }>(family: Family, q: MarketQuery): Promise<T[]> {
     if (q.pairs.length === 0) return [];
     const params = baseParams(q);
     const sql = partialsSql(family, q, params);
@@ -433,17 +440,21 @@ export class MarketRepository {
   }
 
   /**
-   * How many times each hour of order-book data was written (schemas/clickhouse/004), per
-   * hour start (epoch ms) in [from, to) widened to whole hours; hours never written are absent.
+   * How many times each hour of the families' data was written (schemas/clickhouse/004), per
+   * family and hour start (epoch ms) in [from, to) widened to whole hours; hours never
+   * written are absent.
    */
-  async bookWrites(from: number, to: number): Promise<Map<number, number>> {
-    const rows = await this.ch.query<{ hour: number; writes: number }>(
-      `SELECT toUnixTimestamp(hour) AS hour, sum(writes) AS writes FROM market_writes
-       WHERE source = 'book_minutes' AND hour >= toDateTime({from:UInt32}, 'UTC') AND hour < toDateTime({to:UInt32}, 'UTC')
-       GROUP BY hour`,
-      { from: Math.floor(from / HOUR_MS) * (HOUR_MS / 1000), to: Math.ceil(to / HOUR_MS) * (HOUR_MS / 1000) },
+  async writes(families: Family[], from: number, to: number): Promise<Record<Family, Map<number, number>>> {
+    const rows = await this.ch.query<{ source: string; hour: number; writes: number }>(
+      `SELECT source, toUnixTimestamp(hour) AS hour, sum(writes) AS writes FROM market_writes
+       WHERE source IN {sources:Array(String)} AND hour >= toDateTime({from:UInt32}, 'UTC') AND hour < toDateTime({to:UInt32}, 'UTC')
+       GROUP BY source, hour`,
+      { sources: families.map((f) => SOURCES[f]), from: Math.floor(from / HOUR_MS) * (HOUR_MS / 1000), to: Math.ceil(to / HOUR_MS) * (HOUR_MS / 1000) },
     );
-    return new Map(rows.map((r) => [Number(r.hour) * 1000, Number(r.writes)]));
+    const out = { book: new Map(), trade: new Map(), derivative: new Map() } as Record<Family, Map<number, number>>;
+    const family = Object.fromEntries(Object.entries(SOURCES).map(([f, s]) => [s, f as Family]));
+    for (const r of rows) out[family[r.source]!].set(Number(r.hour) * 1000, Number(r.writes));
+    return out;
   }
 
   /** Uptime rows as the response's JSON array, written by ClickHouse. */

@@ -76,7 +76,7 @@ export class UptimeRows {
     const kept = buckets.map((b) => b.ranges.length === 1 && b.ranges[0]![0] === b.start && b.ranges[0]![1] === b.end && b.end <= sealedBefore);
     const keptBuckets = buckets.filter((_, i) => kept[i]);
     const [writes, other] = await Promise.all([
-      keptBuckets.length > 0 ? this.market.bookWrites(keptBuckets[0]!.start, keptBuckets[keptBuckets.length - 1]!.end) : new Map<number, number>(),
+      keptBuckets.length > 0 ? this.market.writes(['book'], keptBuckets[0]!.start, keptBuckets[keptBuckets.length - 1]!.end).then((w) => w.book) : new Map<number, number>(),
       this.compute(q, buckets.filter((_, i) => !kept[i])),
     ]);
 

@@ -34,9 +34,15 @@ export function adminRoutes(router: Router, deps: ApiDeps): void {
   });
 
   // What the processors have done since start (rows written, dead-lettered, skipped), and
-  // what the uptime cache holds and saved (buckets answered from it or computed).
+  // what the market caches hold and saved (uptime buckets, window pieces: answered from
+  // them or computed).
   router.get('/v1/admin/status/', authenticate(deps), requireStaff, (ctx) => {
-    const c = deps.uptimeCache;
-    ctx.body = { processors: deps.processorStats(), uptime_cache: { enabled: c.enabled, max_bytes: c.maxBytes, bytes: c.bytes, pairs: c.size, bucket_hits: c.hits, bucket_misses: c.misses } };
+    const u = deps.uptimeCache;
+    const w = deps.windowCache;
+    ctx.body = {
+      processors: deps.processorStats(),
+      uptime_cache: { enabled: u.enabled, max_bytes: u.maxBytes, bytes: u.bytes, pairs: u.size, bucket_hits: u.hits, bucket_misses: u.misses },
+      window_cache: { enabled: w.enabled, max_bytes: w.maxBytes, bytes: w.bytes, pieces: w.size, piece_hits: w.hits, piece_misses: w.misses },
+    };
   });
 }

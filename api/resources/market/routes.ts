@@ -13,6 +13,7 @@ import { MarketRepository, type BookPartial, type DerivativePartial, type TradeP
 import { blankRow, depthColumnNames, depthColumnsWriter, derivatives, priceChange, tick, twap, volume, vwap, type Row } from '../../market/rows.ts';
 import { timestampOf } from '../../market/timestamps.ts';
 import { UptimeRows } from '../../market/uptime.ts';
+import { WindowPartials } from '../../market/window-partials.ts';
 import { callerScope } from '../../market/scope.ts';
 import { planBuckets, type Interval } from '../../market/window.ts';
 import { presentExchange } from '../presenters.ts';
@@ -44,6 +45,7 @@ function byKey<T extends { exchange: string; pair: string; b: number }>(rows: T[
 export function marketRoutes(router: Router, deps: ApiDeps): void {
   const market = new MarketRepository(deps.ch);
   const uptime = new UptimeRows(market, deps.uptimeCache, { latenessMs: deps.config.latenessMs });
+  const partials = new WindowPartials(market, deps.windowCache, { latenessMs: deps.config.latenessMs });
 
   /** Window, assets and the caller's pairs of those assets: shared by every endpoint. */
   async function common(ctx: Context, raw: RawParams, opts: { allowed?: readonly Interval[]; assetsMax?: number; leaderboard?: boolean } = {}) {
@@ -73,8 +75,7 @@ export function marketRoutes(router: Router, deps: ApiDeps): void {
     const { p, scope, window, assets, levels } = await common(ctx, raw, { allowed: ['a'] });
     p.throwIfAny();
     const pairs = pairsOf(scope, assets);
-    const q = { pairs, interval: window.interval, zone: window.zone, pieces: window.plan.pieces };
-    const [books, trades, derivs] = await Promise.all([market.book(q), market.trades(q), market.derivatives(q)]);
+    const { books, trades, derivatives: derivs } = await partials.window({ pairs, interval: window.interval, zone: window.zone, pieces: window.plan.pieces });
     const bm = byKey(books);
     const tm = byKey(trades);
     const dm = byKey(derivs);
@@ -126,8 +127,7 @@ export function marketRoutes(router: Router, deps: ApiDeps): void {
     );
     // The leaderboard ranks over the whole window whatever the interval.
     const plan = window.interval === 'a' ? window.plan : planBuckets('a', window.ranges, window.zone);
-    const q = { pairs, interval: 'a' as const, zone: window.zone, pieces: plan.pieces };
-    const [books, trades, derivs] = await Promise.all([market.book(q), market.trades(q), market.derivatives(q)]);
+    const { books, trades, derivatives: derivs } = await partials.window({ pairs, interval: 'a', zone: window.zone, pieces: plan.pieces });
     const bm = byKey(books);
     const tm = byKey(trades);
     const dm = byKey(derivs);

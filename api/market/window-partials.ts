@@ -1,0 +1,228 @@
+// The partial aggregates of books, trades and derivatives over a whole window (interval
+// `a`: summary and leaderboard), with the sealed pieces of the window kept between
+// requests. A window is tiled by pieces of minute, hour and day rows (window.ts); all but
+// the last (the minutes of the open hour, and the hour rows of the current day during the
+// lateness after an hour closes) are sealed. A piece's partials per pair are kept with the
+// write count of its hours (market_writes) and used while that count stands, as the
+// uptime rows are (docs/architecture.md). Per request the open pieces are computed while
+// the counts are read; a piece computed anew each minute is the first one, whose minutes
+// the window's start cuts. Merging partials is the SQL's outer aggregation (query.ts) done
+// in Node: sums, the earliest first mid and latest last mid, the smallest tick, the latest
+// funding rate and open interest.
+import type { BookPartial, DerivativePartial, Family, MarketQuery, MarketRepository, TradePartial } from './query.ts';
+import type { Piece } from './window.ts';
+
+const MIN = 60_000;
+const HOUR = 3_600_000;
+
+type Partial = BookPartial | TradePartial | DerivativePartial;
+
+export interface WindowPartialsResult {
+  books: BookPartial[];
+  trades: TradePartial[];
+  derivatives: DerivativePartial[];
+}
+
+interface Entry {
+  version: number;
+  /** By pair key; null: the pair was computed and has no rows in the piece. */
+  rows: Map<string, Partial | null>;
+  bytes: number;
+}
+
+/** About what a partial costs in memory: its numbers, keys and object. */
+function partialBytes(p: Partial | null): number {
+  if (!p) return 64;
+  return 'bid_depth' in p ? 8 * (p.bid_depth.length + p.ask_depth.length + p.bid_count.length + p.ask_count.length) + 400 : 300;
+}
+
+/** Pieces' partials per pair, least recently used first out beyond its bytes. */
+export class PartialsCache {
+  private readonly entries = new Map<string, Entry>();
+  private total = 0;
+  hits = 0;
+  misses = 0;
+
+  /** maxBytes 0 turns the cache off (WINDOW_CACHE_MB=0). */
+  constructor(public maxBytes: number) {}
+
+  get enabled(): boolean {
+    return this.maxBytes > 0;
+  }
+
+  get bytes(): number {
+    return this.total;
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  /** The piece's partials if computed at this write count; a stale entry is dropped. */
+  get(key: string, version: number): Entry | undefined {
+    const e = this.entries.get(key);
+    if (!e) return undefined;
+    this.entries.delete(key);
+    if (e.version !== version) {
+      this.total -= e.bytes;
+      return undefined;
+    }
+    this.entries.set(key, e);
+    return e;
+  }
+
+  /** Adds the partials of pairs computed at `version` (to the entry of that version, or in place of another). */
+  put(key: string, version: number, rows: [string, Partial | null][]): void {
+    if (!this.enabled) return;
+    let e = this.entries.get(key);
+    if (e) {
+      this.entries.delete(key);
+      this.total -= e.bytes;
+      if (e.version !== version) e = undefined;
+    }
+    e ??= { version, rows: new Map(), bytes: 0 };
+    for (const [pair, p] of rows) {
+      const old = e.rows.get(pair);
+      if (old !== undefined) e.bytes -= partialBytes(old);
+      e.rows.set(pair, p);
+      e.bytes += partialBytes(p);
+    }
+    this.entries.set(key, e);
+    this.total += e.bytes;
+    for (const [k, x] of this.entries) {
+      if (this.total <= this.maxBytes) break;
+      this.entries.delete(k);
+      this.total -= x.bytes;
+    }
+  }
+
+  clear(): void {
+    this.entries.clear();
+    this.total = 0;
+  }
+}
+
+export interface WindowPartialsOptions {
+  /** How long after its end a piece may still receive rows: the processors' lateness. */
+  latenessMs: number;
+  now?: () => number;
+}
+
+const FAMILIES: Family[] = ['book', 'trade', 'derivative'];
+
+export class WindowPartials {
+  private readonly now: () => number;
+
+  constructor(
+    private readonly market: MarketRepository,
+    private readonly cache: PartialsCache,
+    private readonly opts: WindowPartialsOptions,
+  ) {
+    this.now = opts.now ?? Date.now;
+  }
+
+  /** Books, trades and derivatives over the whole window of `q` (interval `a`), a partial per pair with data. */
+  async window(q: MarketQuery): Promise<WindowPartialsResult> {
+    if (q.interval !== 'a') throw new Error('WindowPartials answers interval a only');
+    if (!this.cache.enabled || q.pairs.length === 0 || q.pieces.length === 0) {
+      const [books, trades, derivatives] = await Promise.all([this.market.book(q), this.market.trades(q), this.market.derivatives(q)]);
+      return { books, trades, derivatives };
+    }
+    const sealedBefore = this.now() - this.opts.latenessMs - MIN;
+    const kept = q.pieces.filter((p) => p.to <= sealedBefore);
+    const open = q.pieces.filter((p) => p.to > sealedBefore);
+    const [writes, opened] = await Promise.all([
+      kept.length > 0 ? this.market.writes(FAMILIES, Math.min(...kept.map((p) => p.from)), Math.max(...kept.map((p) => p.to))) : undefined,
+      Promise.all(FAMILIES.map((f) => this.compute(f, q, open))),
+    ]);
+    const keys = q.pairs.map((p) => `${p.exchange}\u0000${p.pair}`);
+    const merged = await Promise.all(
+      FAMILIES.map(async (family, fi) => {
+        const versions = kept.map((p) => versionOf(p, writes![family]));
+        const pieceKeys = kept.map((p) => `${family}|${p.table}|${p.from}|${p.to}`);
+        const found = kept.map((_, i) => {
+          const e = this.cache.get(pieceKeys[i]!, versions[i]!);
+          return e && keys.every((k) => e.rows.has(k)) ? e.rows : undefined;
+        });
+        const missing = kept.map((_, i) => i).filter((i) => !found[i]);
+        this.cache.hits += kept.length - missing.length;
+        this.cache.misses += missing.length;
+        // Read after the counts: a write since shows in the next request's counts.
+        const computed = await this.compute(family, q, missing.map((i) => kept[i]!));
+        missing.forEach((i, m) => {
+          found[i] = new Map(keys.map((k, p) => [k, computed[m]![p] ?? null]));
+          this.cache.put(pieceKeys[i]!, versions[i]!, [...found[i]!]);
+        });
+        const out: Partial[] = [];
+        q.pairs.forEach((pair, p) => {
+          let acc: Partial | undefined;
+          for (const rows of opened[fi]!) acc = merge(family, acc, rows[p]);
+          for (const rows of found) acc = merge(family, acc, rows!.get(keys[p]!) ?? undefined);
+          if (acc) out.push({ ...acc, exchange: pair.exchange, pair: pair.pair, b: 0 });
+        });
+        return out;
+      }),
+    );
+    return { books: merged[0] as BookPartial[], trades: merged[1] as TradePartial[], derivatives: merged[2] as DerivativePartial[] };
+  }
+
+  /** Each piece's partials, by piece then pair index (undefined: no rows). */
+  private async compute(family: Family, q: MarketQuery, pieces: Piece[]): Promise<(Partial | undefined)[][]> {
+    const out = pieces.map(() => new Array<Partial | undefined>(q.pairs.length));
+    if (pieces.length === 0) return out;
+    const index = new Map(q.pairs.map((p, i) => [`${p.exchange}\u0000${p.pair}`, i]));
+    // Interval `c` groups by the bucket index each piece carries: here, the piece's own.
+    const rows = await this.market.run<Partial>(family, { pairs: q.pairs, interval: 'c', zone: q.zone, pieces: pieces.map((p, i) => ({ ...p, bucket: i })) });
+    for (const r of rows) out[r.b]![index.get(`${r.exchange}\u0000${r.pair}`)!] = r;
+    return out;
+  }
+}
+
+/** The writes into the hours a piece spans. */
+function versionOf(p: Piece, writes: Map<number, number>): number {
+  let n = 0;
+  for (let h = Math.floor(p.from / HOUR) * HOUR; h < p.to; h += HOUR) n += writes.get(h) ?? 0;
+  return n;
+}
+
+const addArrays = (a: number[], b: number[]) => (a.length >= b.length ? a.map((x, i) => x + (b[i] ?? 0)) : b.map((x, i) => x + (a[i] ?? 0)));
+
+/** Two partials of one pair as one, as the SQL's outer aggregation would (query.ts). */
+function merge(family: Family, a: Partial | undefined, b: Partial | undefined): Partial | undefined {
+  if (!a || !b) return a ?? b;
+  if (family === 'trade') {
+    const x = a as TradePartial;
+    const y = b as TradePartial;
+    return { ...x, trades: x.trades + y.trades, amount: x.amount + y.amount, notional: x.notional + y.notional, volume_usd: x.volume_usd + y.volume_usd, usd_trades: x.usd_trades + y.usd_trades };
+  }
+  if (family === 'derivative') {
+    const x = a as DerivativePartial;
+    const y = b as DerivativePartial;
+    // max() of (time, value) tuples: the later time, then the larger value.
+    const later = (t1: number, v1: number, t2: number, v2: number) => t2 > t1 || (t2 === t1 && v2 > v1);
+    const funding = later(x.funding_ts, x.funding, y.funding_ts, y.funding) ? y : x;
+    const oi = later(x.oi_ts, x.open_interest, y.oi_ts, y.open_interest) ? y : x;
+    return { ...x, funding_ts: funding.funding_ts, funding: funding.funding, oi_ts: oi.oi_ts, open_interest: oi.open_interest };
+  }
+  const x = a as BookPartial;
+  const y = b as BookPartial;
+  // min() and max() of (time, mid) tuples.
+  const first = y.first_ts < x.first_ts || (y.first_ts === x.first_ts && y.first_mid < x.first_mid) ? y : x;
+  const last = y.last_ts > x.last_ts || (y.last_ts === x.last_ts && y.last_mid > x.last_mid) ? y : x;
+  return {
+    ...x,
+    minutes: x.minutes + y.minutes,
+    samples: x.samples + y.samples,
+    mid_sum: x.mid_sum + y.mid_sum,
+    first_mid: first.first_mid,
+    first_ts: first.first_ts,
+    last_mid: last.last_mid,
+    last_ts: last.last_ts,
+    tick: x.tick === null ? y.tick : y.tick === null ? x.tick : Math.min(x.tick, y.tick),
+    depth_minutes: x.depth_minutes + y.depth_minutes,
+    bid_depth: addArrays(x.bid_depth, y.bid_depth),
+    ask_depth: addArrays(x.ask_depth, y.ask_depth),
+    bid_count: addArrays(x.bid_count, y.bid_count),
+    ask_count: addArrays(x.ask_count, y.ask_count),
+  };
+}
