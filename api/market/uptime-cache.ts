@@ -5,6 +5,7 @@
 // one buffer. A pair's answer is then one slice of it, not a row per bucket: putting
 // 50,700 rows together one by one cost more than the query they saved. Least recently
 // used entries go first once the bytes exceed the bound.
+import { ByteLru } from './sealing.ts';
 
 /** One pair's rows of whole sealed buckets. Bucket i is `data[offsets[i], offsets[i + 1])`. */
 export interface Segment {
@@ -25,56 +26,10 @@ export function segmentBytes(s: Segment): number {
   return s.data.length + s.starts.length * PER_BUCKET + ENTRY_OVERHEAD;
 }
 
-export class UptimeCache {
-  private readonly entries = new Map<string, Segment>();
-  private total = 0;
-  /** Buckets answered from the cache and computed, over all pairs: for the benchmark and tests. */
-  hits = 0;
-  misses = 0;
-
-  /** maxBytes 0 turns the cache off (UPTIME_CACHE_MB=0). */
-  constructor(public maxBytes: number) {}
-
-  get enabled(): boolean {
-    return this.maxBytes > 0;
-  }
-
-  get bytes(): number {
-    return this.total;
-  }
-
-  get size(): number {
-    return this.entries.size;
-  }
-
-  get(key: string): Segment | undefined {
-    const s = this.entries.get(key);
-    if (!s) return undefined;
-    this.entries.delete(key);
-    this.entries.set(key, s); // now the most recently used
-    return s;
-  }
-
-  set(key: string, segment: Segment): void {
-    const old = this.entries.get(key);
-    if (old) {
-      this.entries.delete(key);
-      this.total -= segmentBytes(old);
-    }
-    if (!this.enabled) return;
-    this.entries.set(key, segment);
-    this.total += segmentBytes(segment);
-    // Map iteration is insertion order: the first keys are the least recently used.
-    for (const [k, s] of this.entries) {
-      if (this.total <= this.maxBytes) break;
-      this.entries.delete(k);
-      this.total -= segmentBytes(s);
-    }
-  }
-
-  clear(): void {
-    this.entries.clear();
-    this.total = 0;
+/** Segments by pair and row shape. */
+export class UptimeCache extends ByteLru<Segment> {
+  constructor(maxBytes: number) {
+    super(maxBytes, segmentBytes);
   }
 }
 

@@ -20,6 +20,7 @@ import { Readable } from 'node:stream';
 import { levelName } from '../../processors/metrics/levels.ts';
 import type { MarketRepository, UptimeQuery } from './query.ts';
 import { rowRanks } from './query.ts';
+import { sealedBefore, writesIn, type SealingOptions } from './sealing.ts';
 import { SEP, locate, withBuckets, type Segment, type UptimeCache } from './uptime-cache.ts';
 import { bucketsOf, mergeRanges, planBuckets, type FixedInterval, type WindowBucket } from './window.ts';
 
@@ -42,25 +43,15 @@ const SHORTEST_MS: Record<FixedInterval, number> = {
 /** Answers with more rows than this (about 90 MB of spread uptime) are computed, not kept. */
 export const MAX_CACHED_ROWS = 200_000;
 
-export interface UptimeRowsOptions {
-  /** How long after its end a bucket may still receive rows: the processors' lateness. */
-  latenessMs: number;
-  now?: () => number;
-}
-
 /** Rows computed now: by bucket start (epoch ms), the row of each pair (by index), without separator. */
 type Computed = Map<number, (Buffer | undefined)[]>;
 
 export class UptimeRows {
-  private readonly now: () => number;
-
   constructor(
     private readonly market: MarketRepository,
     private readonly cache: UptimeCache,
-    private readonly opts: UptimeRowsOptions,
-  ) {
-    this.now = opts.now ?? Date.now;
-  }
+    private readonly opts: SealingOptions,
+  ) {}
 
   /** The response body: a JSON array of rows. */
   async json(q: UptimeQuery): Promise<Readable | string> {
@@ -72,8 +63,8 @@ export class UptimeRows {
     if (buckets.length === 0) return '[]';
 
     // Kept: whole buckets (the window's minutes are all of it) that are sealed.
-    const sealedBefore = this.now() - this.opts.latenessMs - MIN;
-    const kept = buckets.map((b) => b.ranges.length === 1 && b.ranges[0]![0] === b.start && b.ranges[0]![1] === b.end && b.end <= sealedBefore);
+    const sealed = sealedBefore(this.opts);
+    const kept = buckets.map((b) => b.ranges.length === 1 && b.ranges[0]![0] === b.start && b.ranges[0]![1] === b.end && b.end <= sealed);
     const keptBuckets = buckets.filter((_, i) => kept[i]);
     const [writes, other] = await Promise.all([
       keptBuckets.length > 0 ? this.market.writes(['book'], keptBuckets[0]!.start, keptBuckets[keptBuckets.length - 1]!.end).then((w) => w.book) : new Map<number, number>(),
@@ -81,7 +72,7 @@ export class UptimeRows {
     ]);
 
     const starts = keptBuckets.map((b) => b.start);
-    const versions = keptBuckets.map((b) => versionOf(b, writes));
+    const versions = keptBuckets.map((b) => writesIn(writes, b.start, b.end));
     const shape = shapeOf(q);
     const keys = q.pairs.map((p) => `${shape}|${p.exchange}\u0000${p.pair}\u0000${p.asset}`);
     let segments = keys.map((k) => this.cache.get(k));
@@ -166,11 +157,4 @@ function shapeOf(q: UptimeQuery): string {
   const levels = q.levels.map(levelName).join(',');
   const amounts = q.kind === 'depth' ? (q.amounts ?? []).map(levelName).join(',') : '';
   return [q.kind, q.window.interval, q.window.zone, q.window.zoned ? 'zoned' : 'utc-times', levels, amounts].join('|');
-}
-
-/** The writes into the hours a bucket's minutes fall in: grows with every write, never repeats. */
-function versionOf(b: WindowBucket, writes: Map<number, number>): number {
-  let n = 0;
-  for (const [from, to] of b.ranges) for (let h = Math.floor(from / HOUR) * HOUR; h < to; h += HOUR) n += writes.get(h) ?? 0;
-  return n;
 }

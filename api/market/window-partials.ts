@@ -10,10 +10,8 @@
 // in Node: sums, the earliest first mid and latest last mid, the smallest tick, the latest
 // funding rate and open interest.
 import type { BookPartial, DerivativePartial, Family, MarketQuery, MarketRepository, TradePartial } from './query.ts';
+import { ByteLru, sealedBefore, writesIn, type SealingOptions } from './sealing.ts';
 import type { Piece } from './window.ts';
-
-const MIN = 60_000;
-const HOUR = 3_600_000;
 
 type Partial = BookPartial | TradePartial | DerivativePartial;
 
@@ -36,90 +34,45 @@ function partialBytes(p: Partial | null): number {
   return 'bid_depth' in p ? 8 * (p.bid_depth.length + p.ask_depth.length + p.bid_count.length + p.ask_count.length) + 400 : 300;
 }
 
-/** Pieces' partials per pair, least recently used first out beyond its bytes. */
-export class PartialsCache {
-  private readonly entries = new Map<string, Entry>();
-  private total = 0;
-  hits = 0;
-  misses = 0;
-
-  /** maxBytes 0 turns the cache off (WINDOW_CACHE_MB=0). */
-  constructor(public maxBytes: number) {}
-
-  get enabled(): boolean {
-    return this.maxBytes > 0;
-  }
-
-  get bytes(): number {
-    return this.total;
-  }
-
-  get size(): number {
-    return this.entries.size;
+/** Pieces' partials per pair, by family and piece. */
+export class PartialsCache extends ByteLru<Entry> {
+  constructor(maxBytes: number) {
+    super(maxBytes, (e) => e.bytes);
   }
 
   /** The piece's partials if computed at this write count; a stale entry is dropped. */
-  get(key: string, version: number): Entry | undefined {
-    const e = this.entries.get(key);
-    if (!e) return undefined;
-    this.entries.delete(key);
-    if (e.version !== version) {
-      this.total -= e.bytes;
+  at(key: string, version: number): Entry | undefined {
+    const e = this.get(key);
+    if (e && e.version !== version) {
+      this.delete(key);
       return undefined;
     }
-    this.entries.set(key, e);
     return e;
   }
 
   /** Adds the partials of pairs computed at `version` (to the entry of that version, or in place of another). */
   put(key: string, version: number, rows: [string, Partial | null][]): void {
     if (!this.enabled) return;
-    let e = this.entries.get(key);
-    if (e) {
-      this.entries.delete(key);
-      this.total -= e.bytes;
-      if (e.version !== version) e = undefined;
-    }
-    e ??= { version, rows: new Map(), bytes: 0 };
+    const old = this.get(key);
+    const e: Entry = old && old.version === version ? old : { version, rows: new Map(), bytes: 0 };
     for (const [pair, p] of rows) {
-      const old = e.rows.get(pair);
-      if (old !== undefined) e.bytes -= partialBytes(old);
+      const before = e.rows.get(pair);
+      if (before !== undefined) e.bytes -= partialBytes(before);
       e.rows.set(pair, p);
       e.bytes += partialBytes(p);
     }
-    this.entries.set(key, e);
-    this.total += e.bytes;
-    for (const [k, x] of this.entries) {
-      if (this.total <= this.maxBytes) break;
-      this.entries.delete(k);
-      this.total -= x.bytes;
-    }
+    this.set(key, e);
   }
-
-  clear(): void {
-    this.entries.clear();
-    this.total = 0;
-  }
-}
-
-export interface WindowPartialsOptions {
-  /** How long after its end a piece may still receive rows: the processors' lateness. */
-  latenessMs: number;
-  now?: () => number;
 }
 
 const FAMILIES: Family[] = ['book', 'trade', 'derivative'];
 
 export class WindowPartials {
-  private readonly now: () => number;
-
   constructor(
     private readonly market: MarketRepository,
     private readonly cache: PartialsCache,
-    private readonly opts: WindowPartialsOptions,
-  ) {
-    this.now = opts.now ?? Date.now;
-  }
+    private readonly opts: SealingOptions,
+  ) {}
 
   /** Books, trades and derivatives over the whole window of `q` (interval `a`), a partial per pair with data. */
   async window(q: MarketQuery): Promise<WindowPartialsResult> {
@@ -128,9 +81,9 @@ export class WindowPartials {
       const [books, trades, derivatives] = await Promise.all([this.market.book(q), this.market.trades(q), this.market.derivatives(q)]);
       return { books, trades, derivatives };
     }
-    const sealedBefore = this.now() - this.opts.latenessMs - MIN;
-    const kept = q.pieces.filter((p) => p.to <= sealedBefore);
-    const open = q.pieces.filter((p) => p.to > sealedBefore);
+    const sealed = sealedBefore(this.opts);
+    const kept = q.pieces.filter((p) => p.to <= sealed);
+    const open = q.pieces.filter((p) => p.to > sealed);
     const [writes, opened] = await Promise.all([
       kept.length > 0 ? this.market.writes(FAMILIES, Math.min(...kept.map((p) => p.from)), Math.max(...kept.map((p) => p.to))) : undefined,
       Promise.all(FAMILIES.map((f) => this.compute(f, q, open))),
@@ -138,10 +91,10 @@ export class WindowPartials {
     const keys = q.pairs.map((p) => `${p.exchange}\u0000${p.pair}`);
     const merged = await Promise.all(
       FAMILIES.map(async (family, fi) => {
-        const versions = kept.map((p) => versionOf(p, writes![family]));
+        const versions = kept.map((p) => writesIn(writes![family], p.from, p.to));
         const pieceKeys = kept.map((p) => `${family}|${p.table}|${p.from}|${p.to}`);
         const found = kept.map((_, i) => {
-          const e = this.cache.get(pieceKeys[i]!, versions[i]!);
+          const e = this.cache.at(pieceKeys[i]!, versions[i]!);
           return e && keys.every((k) => e.rows.has(k)) ? e.rows : undefined;
         });
         const missing = kept.map((_, i) => i).filter((i) => !found[i]);
@@ -176,13 +129,6 @@ export class WindowPartials {
     for (const r of rows) out[r.b]![index.get(`${r.exchange}\u0000${r.pair}`)!] = r;
     return out;
   }
-}
-
-/** The writes into the hours a piece spans. */
-function versionOf(p: Piece, writes: Map<number, number>): number {
-  let n = 0;
-  for (let h = Math.floor(p.from / HOUR) * HOUR; h < p.to; h += HOUR) n += writes.get(h) ?? 0;
-  return n;
 }
 
 const addArrays = (a: number[], b: number[]) => (a.length >= b.length ? a.map((x, i) => x + (b[i] ?? 0)) : b.map((x, i) => x + (a[i] ?? 0)));

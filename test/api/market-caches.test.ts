@@ -1,7 +1,9 @@
-// The cache of sealed uptime buckets on its own: segments, versions and the byte bound.
-// Its use by the endpoints is tested in market.test.ts, against the real stack.
+// The caches of sealed market data on their own: uptime segments, window pieces, versions
+// and the byte bound. Their use by the endpoints is tested in market.test.ts, against the
+// real stack.
 import { expect } from 'chai';
 import { UptimeCache, locate, withBuckets, type Segment } from '../../api/market/uptime-cache.ts';
+import { PartialsCache } from '../../api/market/window-partials.ts';
 
 const row = (s: string) => Buffer.from(s);
 const rowsOf = (s: Segment) => s.starts.map((_, j) => s.data.toString('utf8', s.offsets[j], s.offsets[j + 1]));
@@ -48,5 +50,22 @@ describe('uptime cache', () => {
     off.set('a', big);
     expect(off.enabled).to.equal(false);
     expect(off.get('a')).to.equal(undefined);
+  });
+});
+
+describe('window pieces cache', () => {
+  const trade = (trades: number) => ({ exchange: 'x', pair: 'A/B', b: 0, trades, amount: 1, notional: 1, volume_usd: 1, usd_trades: 1 });
+
+  it('answers a piece only at the write count it was computed at, adding pairs computed at the same count', () => {
+    const cache = new PartialsCache(1 << 20);
+    cache.put('trade|hours|1|2', 5, [['p1', trade(1)]]);
+    cache.put('trade|hours|1|2', 5, [['p2', null]]);
+    expect([...cache.at('trade|hours|1|2', 5)!.rows.keys()]).to.deep.equal(['p1', 'p2']);
+    const bytes = cache.bytes;
+    cache.put('trade|hours|1|2', 5, [['p1', trade(2)]]);
+    expect(cache.bytes).to.equal(bytes);
+    expect(cache.at('trade|hours|1|2', 6)).to.equal(undefined);
+    expect(cache.at('trade|hours|1|2', 5)).to.equal(undefined); // dropped when found stale
+    expect(cache.bytes).to.equal(0);
   });
 });

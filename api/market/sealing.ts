@@ -1,0 +1,87 @@
+// What the caches of sealed market data (uptime.ts, window-partials.ts) share: when data
+// is sealed, how its hours' write counts are summed, and a map bounded by bytes.
+
+const MIN = 60_000;
+const HOUR = 3_600_000;
+
+export interface SealingOptions {
+  /** How long after its end a minute may still be written: the processors' lateness. */
+  latenessMs: number;
+  now?: () => number;
+}
+
+/** Data ending before this is sealed: its lateness, and a minute for its write, have passed. */
+export function sealedBefore(opts: SealingOptions): number {
+  return (opts.now ?? Date.now)() - opts.latenessMs - MIN;
+}
+
+/**
+ * The writes into the hours [from, to) touches (market_writes, per hour start): it grows
+ * with every write into them and never repeats a value, so equal sums mean no write between.
+ */
+export function writesIn(writes: Map<number, number>, from: number, to: number): number {
+  let n = 0;
+  for (let h = Math.floor(from / HOUR) * HOUR; h < to; h += HOUR) n += writes.get(h) ?? 0;
+  return n;
+}
+
+/** Values that cost bytes, at most maxBytes of them; the least recently used go first. */
+export class ByteLru<V> {
+  private readonly entries = new Map<string, { value: V; bytes: number }>();
+  private total = 0;
+  /** What was answered from it and computed, for operators (admin status) and tests. */
+  hits = 0;
+  misses = 0;
+
+  /** maxBytes 0 turns it off. */
+  constructor(
+    public maxBytes: number,
+    private readonly sizeOf: (value: V) => number,
+  ) {}
+
+  get enabled(): boolean {
+    return this.maxBytes > 0;
+  }
+
+  get bytes(): number {
+    return this.total;
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  get(key: string): V | undefined {
+    const e = this.entries.get(key);
+    if (!e) return undefined;
+    this.entries.delete(key);
+    this.entries.set(key, e); // now the most recently used
+    return e.value;
+  }
+
+  set(key: string, value: V): void {
+    this.delete(key);
+    if (!this.enabled) return;
+    const bytes = this.sizeOf(value);
+    this.entries.set(key, { value, bytes });
+    this.total += bytes;
+    // Map iteration is insertion order: the first keys are the least recently used.
+    for (const [k, e] of this.entries) {
+      if (this.total <= this.maxBytes) break;
+      this.entries.delete(k);
+      this.total -= e.bytes;
+    }
+  }
+
+  delete(key: string): void {
+    const e = this.entries.get(key);
+    if (!e) return;
+    this.entries.delete(key);
+    this.total -= e.bytes;
+  }
+
+  clear(): void {
+    this.entries.clear();
+    this.total = 0;
+  }
+}
