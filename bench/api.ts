@@ -96,44 +96,63 @@ interface QuerySpec {
   method: 'GET' | 'POST';
   path: string;
   body?: Record<string, unknown>;
+  /** Empty the API's caches of sealed buckets and pieces before each request: everything computed. */
+  cold?: boolean;
 }
 
 const QUERIES: QuerySpec[] = [
   { name: 'summary (7 days, all assets)', method: 'POST', path: '/v2/metrics/summary/', body: { lookback: '7-days' } },
   { name: 'leaderboard (page 1 by volume, 7 days)', method: 'POST', path: '/v2/leaderboard/', body: { lookback: '7-days', page: 1, sort_by: 'volume' } },
   { name: 'spread uptime (1h buckets, 7 days)', method: 'GET', path: '/v2/metrics/uptime/spread/?interval=1h&lookback=7-days' },
+  { name: 'summary, caches emptied before each request', method: 'POST', path: '/v2/metrics/summary/', body: { lookback: '7-days' }, cold: true },
+  { name: 'spread uptime, caches emptied before each request', method: 'GET', path: '/v2/metrics/uptime/spread/?interval=1h&lookback=7-days', cold: true },
 ];
 
 const SELECTED = QUERIES.filter((q) => q.name.includes(opt.only));
 if (SELECTED.length === 0) throw new Error(`--only ${opt.only}: no query's name contains it (${QUERIES.map((q) => q.name).join('; ')})`);
 
-/** A market query the API ran: its SQL and bound values, and for output ClickHouse writes as a JSON array, its columns. */
+/**
+ * A market query the API ran: its SQL and bound values, and for output ClickHouse writes
+ * as JSON, its columns (and, for keyed lines, the key columns).
+ */
 interface Captured {
   sql: string;
   params: Params;
   jsonColumns?: string[];
+  jsonKeys?: string[];
+  /** Queries of one wave were started while others of it ran; a wave starts after the one before ended. */
+  wave: number;
 }
 
 /**
  * Records the market queries the API's ClickHouse connection runs (those of
- * api/market/query.ts: they bind `pairs` and `tz`) while `recording` is set: parsed
- * rows (query) and output ClickHouse writes in its final form (jsonArray, the uptime rows).
+ * api/market/query.ts: they bind `pairs` and `tz`, or read the write counts of
+ * market_writes) while `recording` is set: parsed rows (query) and output ClickHouse
+ * writes in its final form (jsonArray and jsonLines, the uptime rows).
  */
 class QueryRecorder {
   recording: Captured[] | undefined;
+  private running = 0;
+  private wave = 0;
 
   constructor(ch: ClickHouse) {
     const query: ClickHouse['query'] = ch.query.bind(ch);
     const jsonArray: ClickHouse['jsonArray'] = ch.jsonArray.bind(ch);
-    const market = (params?: Params): params is Params => !!this.recording && !!params && 'pairs' in params && 'tz' in params;
-    ch.query = <T>(sql: string, params?: Params, settings?: ClickHouseSettings): Promise<T[]> => {
-      if (market(params)) this.recording!.push({ sql, params });
-      return query<T>(sql, params, settings);
+    const jsonLines: ClickHouse['jsonLines'] = ch.jsonLines.bind(ch);
+    const market = (sql: string, params?: Params): params is Params =>
+      !!this.recording && !!params && (('pairs' in params && 'tz' in params) || /\bmarket_writes\b/.test(sql));
+    /** Records a market query and when it ran: with others (the same wave) or after them. */
+    const record = <T>(sql: string, params: Params | undefined, extra: Partial<Captured>, run: () => Promise<T>): Promise<T> => {
+      if (!market(sql, params)) return run();
+      if (this.running === 0) this.wave++;
+      this.recording!.push({ sql, params, ...extra, wave: this.wave });
+      this.running++;
+      return run().finally(() => this.running--);
     };
-    ch.jsonArray = (sql: string, columns: string[], params?: Params) => {
-      if (market(params)) this.recording!.push({ sql, params, jsonColumns: columns });
-      return jsonArray(sql, columns, params);
-    };
+    ch.query = <T>(sql: string, params?: Params, settings?: ClickHouseSettings): Promise<T[]> => record(sql, params, {}, () => query<T>(sql, params, settings));
+    ch.jsonArray = (sql: string, columns: string[], params?: Params) => record(sql, params, { jsonColumns: columns }, () => jsonArray(sql, columns, params));
+    ch.jsonLines = (sql: string, keys: string[], columns: string[], params?: Params) =>
+      record(sql, params, { jsonColumns: columns, jsonKeys: keys }, () => jsonLines(sql, keys, columns, params));
   }
 }
 
@@ -685,19 +704,21 @@ async function runClient(): Promise<void> {
 }
 
 /**
- * The SQL an endpoint ran, run again as it ran it (all at once): rows parsed, or output
- * read to its last byte. `rows` is the first query's row count, or its output's bytes.
+ * The SQL an endpoint ran, run again as it ran it: rows parsed, or output read to its last
+ * byte; each wave all at once, waves one after the other. `rows` is the first query's
+ * row count, or its output's bytes.
  */
 async function bareOnce(bare: ClickHouse, queries: Captured[]): Promise<{ ms: number; rows: number }> {
+  const run = async (q: Captured): Promise<number> => {
+    if (q.jsonKeys) return (await bare.jsonLines(q.sql, q.jsonKeys, q.jsonColumns!, q.params)).length;
+    if (!q.jsonColumns) return (await bare.query(q.sql, q.params)).length;
+    let bytes = 0;
+    for await (const chunk of await bare.jsonArray(q.sql, q.jsonColumns, q.params)) bytes += (chunk as Buffer).length;
+    return bytes;
+  };
   const t = performance.now();
-  const sizes = await Promise.all(
-    queries.map(async (q) => {
-      if (!q.jsonColumns) return (await bare.query(q.sql, q.params)).length;
-      let bytes = 0;
-      for await (const chunk of await bare.jsonArray(q.sql, q.jsonColumns, q.params)) bytes += (chunk as Buffer).length;
-      return bytes;
-    }),
-  );
+  const sizes: number[] = [];
+  for (const wave of [...new Set(queries.map((q) => q.wave))]) sizes.push(...(await Promise.all(queries.filter((q) => q.wave === wave).map(run))));
   return { ms: performance.now() - t, rows: sizes[0] ?? 0 };
 }
 
@@ -709,16 +730,26 @@ function dumpSql(file: string, name: string, queries: Captured[]): void {
 }
 
 async function series(service: Service, client: HttpClient, token: string, bare: ClickHouse, recorder: QueryRecorder, q: QuerySpec, phase: Phase): Promise<Series> {
-  // One untimed request records the SQL the endpoint runs; then the warm-up.
+  // One untimed request records the SQL the endpoint runs (after one that fills the
+  // uptime cache, so it is the SQL of a repeated request); then the warm-up.
+  const empty = () => {
+    service.deps.uptimeCache.clear();
+    service.deps.windowCache.clear();
+  };
+  const untimed = (opts: { parse?: boolean } = {}) => {
+    if (q.cold) empty();
+    return client.once(service, token, q, opts);
+  };
+  await untimed();
   recorder.recording = [];
-  const first = await client.once(service, token, q, { parse: true });
+  const first = await untimed({ parse: true });
   const queries = recorder.recording;
   recorder.recording = undefined;
   if (queries.length === 0) throw new Error(`${q.path} ran no market query`);
   if (opt['dump-sql']) dumpSql(opt['dump-sql'], `${phase}: ${q.name}`, queries);
   for (let i = 0; i < WARMUP; i++) {
     await bareOnce(bare, queries);
-    await client.once(service, token, q);
+    await untimed();
   }
   const s: Series = { http: [], bare: [], bytes: 0, rows: first.rows, written: 0, loopDelay: { p99: 0, max: 0 } };
   const rowsBefore = await minuteRows(bare);
@@ -734,6 +765,7 @@ async function series(service: Service, client: HttpClient, token: string, bare:
   for (let i = 0; more(i); i++) {
     const b = await bareOnce(bare, queries);
     s.bare.push(b.ms);
+    if (q.cold) empty();
     const h = await client.once(service, token, q);
     s.http.push(h.ms);
     s.bytes = h.bytes;
@@ -767,7 +799,7 @@ function figuresOf(
       const p95 = percentile(s.http, 95);
       const b50 = percentile(s.bare, 50);
       const b95 = percentile(s.bare, 95);
-      const goal = phase === 'ingesting';
+      const goal = phase === 'ingesting' && !q.cold;
       f.push({
         figure: `${q.name}, ${phase === 'idle' ? 'idle' : 'while ingesting'}: HTTP p50 / p95`,
         value: `${fmtMs(p50)} / ${fmtMs(p95)} (n=${s.http.length}; ${fmtInt(s.rows)} rows, ${(s.bytes / 2 ** 20).toFixed(1)} MiB${phase === 'ingesting' ? `; ${fmtInt(s.written)} book minute rows written meanwhile` : ''}; service event-loop delay p99 ${fmtMs(s.loopDelay.p99)}, max ${fmtMs(s.loopDelay.max)})`,
