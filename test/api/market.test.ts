@@ -7,6 +7,9 @@ import { topicName } from '../../lib/kafka.ts';
 import { call, login, seed, waitFor, world } from '../support/helpers.ts';
 import { L, generate, minutesOf, tradesOf, windowOf } from '../support/market-reference.ts';
 import { testStack } from '../support/stack.ts';
+import { MarketRepository } from '../../api/market/query.ts';
+import { planBuckets } from '../../api/market/window.ts';
+import { PartialsCache, WindowPartials } from '../../api/market/window-partials.ts';
 
 const D0 = Date.UTC(2026, 0, 4, 22, 0);
 const D1 = Date.UTC(2026, 0, 7, 2, 0);
@@ -14,6 +17,15 @@ const close = (actual: unknown, expected: number | null, what: string) => {
   if (expected === null) return expect(actual, what).to.equal(null);
   expect(actual, what).to.be.a('number');
   expect(actual as number, what).to.be.closeTo(expected, Math.abs(expected) * 1e-9 + 1e-9);
+};
+
+/** Equal, numbers to the last bits: cached partials are summed in another order than ClickHouse sums them. */
+const same = (a: unknown, b: unknown, where: string): void => {
+  if (typeof a === 'number' && typeof b === 'number') expect(a, where).to.be.closeTo(b, Math.abs(b) * 1e-12);
+  else if (a && typeof a === 'object') {
+    expect(Object.keys(a), where).to.deep.equal(Object.keys(b as object));
+    for (const k of Object.keys(b as object)) same((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k], `${where}.${k}`);
+  } else expect(a, where).to.equal(b);
 };
 
 describe('market endpoints (/v2/metrics/*, /v2/leaderboard/)', function () {
@@ -379,17 +391,31 @@ describe('market endpoints (/v2/metrics/*, /v2/leaderboard/)', function () {
         const warm = await call('POST', path, { token, json });
         expect(windowCache().hits, path).to.be.greaterThan(hits);
         expect(direct.body.length, path).to.be.greaterThan(0);
-        // Partials are summed in another order than ClickHouse sums them: equal to the last bits.
-        const same = (a: unknown, b: unknown, where: string): void => {
-          if (typeof a === 'number' && typeof b === 'number') expect(a, where).to.be.closeTo(b, Math.abs(b) * 1e-12);
-          else if (a && typeof a === 'object') for (const k of Object.keys(b as object)) same((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k], `${where}.${k}`);
-          else expect(a, where).to.equal(b);
-        };
         for (const r of [cold, warm]) {
           expect(r.body.map((x: object) => Object.keys(x)), path).to.deep.equal(direct.body.map((x: object) => Object.keys(x)));
           same(r.body, direct.body, path);
         }
       }
+    });
+
+    it('window pieces: with the clock inside the window, the open piece is computed each time and merged with the kept ones', async () => {
+      const { service } = testStack();
+      const market = new MarketRepository(service.deps.ch);
+      const end = Date.UTC(2026, 0, 7, 1, 43);
+      const q = { pairs: [{ exchange: w.ex, pair: spot }, { exchange: w.ex, pair: perp }], interval: 'a' as const, zone: 'UTC', pieces: planBuckets('a', [[Date.UTC(2026, 0, 4, 22, 17, 30), end]], 'UTC').pieces };
+      const cache = new PartialsCache(1 << 24);
+      // Now is 30 s after the window's end: the minutes of 01:00-01:43 are open, the rest sealed.
+      const partials = new WindowPartials(market, cache, { latenessMs: 30_000, now: () => end + 30_000 });
+      const [books, trades, derivatives] = await Promise.all([market.book(q), market.trades(q), market.derivatives(q)]);
+      const direct = { books, trades, derivatives };
+      expect(books.length).to.equal(2);
+      expect(derivatives.length).to.equal(1);
+      const cold = await partials.window(q);
+      expect(cache.misses).to.equal(3 * (q.pieces.length - 1));
+      const warm = await partials.window(q);
+      expect(cache.hits).to.equal(3 * (q.pieces.length - 1));
+      same(cold, direct, 'cold');
+      same(warm, direct, 'warm');
     });
 
     it('computes a sealed bucket again once its hours are written again (a backfill of a quiet hour)', async () => {
