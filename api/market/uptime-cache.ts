@@ -33,14 +33,17 @@ export class UptimeCache extends ByteLru<Segment> {
   }
 }
 
-/** Where each wanted bucket is in the segment (its index), or -1 when absent or computed at another count. */
-export function locate(s: Segment | undefined, starts: number[], versions: number[]): number[] {
+/**
+ * Where each wanted bucket is in the segment (its index), or -1 when absent or computed at
+ * another count than `versions` says (without versions: at any count).
+ */
+export function locate(s: Segment | undefined, starts: number[], versions?: number[]): number[] {
   const at = new Array<number>(starts.length).fill(-1);
   if (!s) return at;
   let j = 0;
   for (let i = 0; i < starts.length; i++) {
     while (j < s.starts.length && s.starts[j]! < starts[i]!) j++;
-    if (j < s.starts.length && s.starts[j] === starts[i] && s.versions[j] === versions[i]) at[i] = j;
+    if (j < s.starts.length && s.starts[j] === starts[i] && (!versions || s.versions[j] === versions[i])) at[i] = j;
   }
   return at;
 }

@@ -2,9 +2,10 @@
 // sealed buckets (uptime-cache.ts). For a fixed interval:
 //
 // 1. the window's buckets, each with the minutes of the window in it (window.ts);
-// 2. the buckets that cannot be kept — cut by the window's edges, or not sealed (ended
-//    less than the lateness and a minute ago) — are computed, while the write count of
-//    each hour the others span is read (market_writes);
+// 2. the write count of each hour the kept buckets span is read (market_writes), and the
+//    buckets that cannot be kept — cut by the window's edges, or not sealed (ended less
+//    than the lateness and a minute ago) — are computed meanwhile, or, when some kept
+//    bucket was never computed, after it with those;
 // 3. each pair's kept buckets come from its segment in the cache when they were computed
 //    at the same write counts; a bucket any pair lacks is computed for all, after step 2,
 //    and put in the segments;
@@ -66,29 +67,38 @@ export class UptimeRows {
     const sealed = sealedBefore(this.opts);
     const kept = buckets.map((b) => b.ranges.length === 1 && b.ranges[0]![0] === b.start && b.ranges[0]![1] === b.end && b.end <= sealed);
     const keptBuckets = buckets.filter((_, i) => kept[i]);
-    const [writes, other] = await Promise.all([
-      keptBuckets.length > 0 ? this.market.writes(['book'], keptBuckets[0]!.start, keptBuckets[keptBuckets.length - 1]!.end).then((w) => w.book) : new Map<number, number>(),
-      this.compute(q, buckets.filter((_, i) => !kept[i])),
-    ]);
-
     const starts = keptBuckets.map((b) => b.start);
-    const versions = keptBuckets.map((b) => writesIn(writes, b.start, b.end));
     const shape = shapeOf(q);
     const keys = q.pairs.map((p) => `${shape}|${p.exchange}\u0000${p.pair}\u0000${p.asset}`);
+    // Buckets are computed after the counts are read (a bucket's version is the count it was
+    // computed at). When every pair holds every kept bucket, at whatever count, the others
+    // are computed while the counts are read; when some bucket was never computed (after a
+    // restart, or a view not asked before), all that is computed waits for the counts and
+    // is one statement: a round less.
+    const early = keys.every((k) => locate(this.cache.get(k), starts).every((j) => j >= 0));
+    const [writes, opened] = await Promise.all([
+      keptBuckets.length > 0 ? this.market.writes(['book'], keptBuckets[0]!.start, keptBuckets[keptBuckets.length - 1]!.end).then((w) => w.book) : new Map<number, number>(),
+      early ? this.compute(q, buckets.filter((_, i) => !kept[i])) : undefined,
+    ]);
+
+    const versions = keptBuckets.map((b) => writesIn(writes, b.start, b.end));
     let segments = keys.map((k) => this.cache.get(k));
     let where = segments.map((s) => locate(s, starts, versions));
     const missing = starts.map((_, k) => k).filter((k) => where.some((w) => w[k]! < 0));
     this.cache.hits += starts.length - missing.length;
     this.cache.misses += missing.length;
-    if (missing.length > 0) {
-      // Read after the counts: a write since shows in the next request's counts.
-      const fresh = await this.compute(q, missing.map((k) => keptBuckets[k]!));
-      // Buckets older than the window by more than its span are dropped: a segment does not
-      // grow for ever, and a view twice as long still finds its buckets.
-      const keepFrom = buckets[0]!.start - span;
-      segments = segments.map((s, p) => withBuckets(s, missing.map((k) => ({ start: starts[k]!, version: versions[k]!, row: fresh.get(starts[k]!)![p] })), keepFrom));
-      keys.forEach((key, p) => this.cache.set(key, segments[p]!));
-      where = segments.map((s) => locate(s, starts, versions));
+    let other = opened;
+    if (missing.length > 0 || !other) {
+      const fresh = await this.compute(q, [...(other ? [] : buckets.filter((_, i) => !kept[i])), ...missing.map((k) => keptBuckets[k]!)]);
+      other ??= fresh;
+      if (missing.length > 0) {
+        // Buckets older than the window by more than its span are dropped: a segment does not
+        // grow for ever, and a view twice as long still finds its buckets.
+        const keepFrom = buckets[0]!.start - span;
+        segments = segments.map((s, p) => withBuckets(s, missing.map((k) => ({ start: starts[k]!, version: versions[k]!, row: fresh.get(starts[k]!)![p] })), keepFrom));
+        keys.forEach((key, p) => this.cache.set(key, segments[p]!));
+        where = segments.map((s) => locate(s, starts, versions));
+      }
     }
     return Readable.from(this.assemble(q, buckets, kept, segments as Segment[], where, other), { objectMode: false });
   }

@@ -24,6 +24,8 @@ describe('uptime cache', () => {
     let s = withBuckets(undefined, [1, 2, 3, 4].map((start) => ({ start, version: 10 * start, row: row(`{"b":${start}}`) })));
     expect(locate(s, [2, 3, 5], [20, 31, 50])).to.deep.equal([1, -1, -1]);
     expect(locate(undefined, [2], [20])).to.deep.equal([-1]);
+    // Without versions: whether the buckets were computed at all (at any count).
+    expect(locate(s, [2, 3, 5])).to.deep.equal([1, 2, -1]);
     s = withBuckets(s, [{ start: 3, version: 31, row: row('{"b":"new"}') }, { start: 5, version: 50, row: undefined }]);
     expect(locate(s, [2, 3, 5], [20, 31, 50])).to.deep.equal([1, 2, 4]);
     expect(rowsOf(s)).to.deep.equal([',\n{"b":1}', ',\n{"b":2}', ',\n{"b":"new"}', ',\n{"b":4}', '']);
