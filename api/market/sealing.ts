@@ -25,10 +25,40 @@ export function writesIn(writes: Map<number, number>, from: number, to: number):
   return n;
 }
 
+/**
+ * Keys asked for before, at most `max` of them (the oldest forgotten first). The caches
+ * keep only what is asked for a second time: filling them costs more than answering
+ * without them (per-piece partials, per-pair segments), which a one-off request should
+ * not pay.
+ */
+export class SeenBefore {
+  private readonly keys = new Set<string>();
+
+  constructor(private readonly max = 100_000) {}
+
+  /** Whether the key was asked for before; remembers it either way. */
+  check(key: string): boolean {
+    if (this.keys.has(key)) return true;
+    this.keys.add(key);
+    if (this.keys.size > this.max) this.keys.delete(this.keys.values().next().value!);
+    return false;
+  }
+
+  get size(): number {
+    return this.keys.size;
+  }
+
+  clear(): void {
+    this.keys.clear();
+  }
+}
+
 /** Values that cost bytes, at most maxBytes of them; the least recently used go first. */
 export class ByteLru<V> {
   private readonly entries = new Map<string, { value: V; bytes: number }>();
   private total = 0;
+  /** What was asked for before: what a cache over this one admits (SeenBefore). */
+  readonly seen = new SeenBefore();
   /** What was answered from it and computed, for operators (admin status) and tests. */
   hits = 0;
   misses = 0;
@@ -80,8 +110,10 @@ export class ByteLru<V> {
     this.total -= e.bytes;
   }
 
-  clear(): void {
+  /** Empties it, and forgets what was asked for (as a restart would), unless keepSeen. */
+  clear(opts: { keepSeen?: boolean } = {}): void {
     this.entries.clear();
     this.total = 0;
+    if (!opts.keepSeen) this.seen.clear();
   }
 }

@@ -16,7 +16,8 @@
 // A write into an hour after its count was read raises the count, so the next request
 // computes the bucket again: rows are never older than the writes counted before them.
 // `a` (one row per pair over the whole window) and `c` are computed whole each time, as are
-// answers too large to keep (MAX_CACHED_ROWS).
+// answers too large to keep (MAX_CACHED_ROWS) and views asked for the first time.
+import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { levelName } from '../../processors/metrics/levels.ts';
 import type { MarketRepository, UptimeQuery } from './query.ts';
@@ -76,6 +77,10 @@ export class UptimeRows {
     // restart, or a view not asked before), all that is computed waits for the counts and
     // is one statement: a round less.
     const early = keys.every((k) => locate(this.cache.get(k), starts).every((j) => j >= 0));
+    // Segments are filled only for a view asked for before (its row shape, pairs and span):
+    // building them costs more than the answer ClickHouse writes whole, which a one-off
+    // view should not pay.
+    if (!early && !this.cache.seen.check(createHash('sha1').update(`${span}\n${keys.join('\n')}`).digest('base64'))) return this.market.uptimeJson(q);
     const [writes, opened] = await Promise.all([
       keptBuckets.length > 0 ? this.market.writes(['book'], keptBuckets[0]!.start, keptBuckets[keptBuckets.length - 1]!.end).then((w) => w.book) : new Map<number, number>(),
       early ? this.compute(q, buckets.filter((_, i) => !kept[i])) : undefined,

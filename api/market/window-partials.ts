@@ -95,10 +95,21 @@ export class WindowPartials {
     // piece was computed before, the open pieces are computed while the counts are read;
     // when some never were, after them, in one statement with those (a round less: a cold
     // window took 191 ms in two rounds, 154 ms in one).
-    const early = kept.every((p) => FAMILIES.every((f) => lookup(f, p)));
+    const known = FAMILIES.map((f) => kept.map((p) => lookup(f, p) !== undefined));
+    const early = known.every((k) => k.every(Boolean));
+    // A sealed piece is kept only once asked for a second time: computing the pieces'
+    // partials apart costs more than the window's one statement, which a one-off window
+    // should not pay. A window none of whose pieces is kept or was asked for before is
+    // that statement, without reading the counts.
+    const admit = FAMILIES.map((f, fi) => kept.map((p, i) => known[fi]![i]! || this.cache.seen.check(pieceKey(f, p))));
+    if (admit.every((a) => !a.includes(true))) {
+      this.cache.misses += FAMILIES.length * kept.length;
+      const [books, trades, derivatives] = await Promise.all([this.market.book(q), this.market.trades(q), this.market.derivatives(q)]);
+      return { books, trades, derivatives };
+    }
     const [writes, opened] = await Promise.all([
       kept.length > 0 ? this.market.writes(FAMILIES, Math.min(...kept.map((p) => p.from)), Math.max(...kept.map((p) => p.to))) : undefined,
-      early ? Promise.all(FAMILIES.map((f) => this.compute(f, q, open))) : undefined,
+      early ? Promise.all(FAMILIES.map((f) => this.compute(f, q, [open]))) : undefined,
     ]);
     const merged = await Promise.all(
       FAMILIES.map(async (family, fi) => {
@@ -107,17 +118,19 @@ export class WindowPartials {
         const missing = kept.map((_, i) => i).filter((i) => !found[i]);
         this.cache.hits += kept.length - missing.length;
         this.cache.misses += missing.length;
-        const computed = await this.compute(family, q, [...(opened ? [] : open), ...missing.map((i) => kept[i]!)]);
-        const openRows = opened ? opened[fi]! : computed.splice(0, open.length);
-        missing.forEach((i, m) => {
-          found[i] = new Map(keys.map((k, p) => [k, computed[m]![p] ?? null]));
+        // A missing piece asked for before is computed on its own and kept; one asked for
+        // the first time is summed with the open pieces into one partial.
+        const admitted = missing.filter((i) => admit[fi]![i]);
+        const rest = [...(opened ? [] : open), ...missing.filter((i) => !admitted.includes(i)).map((i) => kept[i]!)];
+        const computed = await this.compute(family, q, [rest, ...admitted.map((i) => [kept[i]!])]);
+        admitted.forEach((i, m) => {
+          found[i] = new Map(keys.map((k, p) => [k, computed[m + 1]![p] ?? null]));
           this.cache.put(pieceKey(family, kept[i]!), versions[i]!, [...found[i]!]);
         });
         const out: Partial[] = [];
         q.pairs.forEach((pair, p) => {
-          let acc: Partial | undefined;
-          for (const rows of openRows) acc = merge(family, acc, rows[p]);
-          for (const rows of found) acc = merge(family, acc, rows!.get(keys[p]!) ?? undefined);
+          let acc = merge(family, opened?.[fi]![0]![p], computed[0]![p]);
+          for (const rows of found) if (rows) acc = merge(family, acc, rows.get(keys[p]!) ?? undefined);
           if (acc) out.push({ ...acc, exchange: pair.exchange, pair: pair.pair, b: 0 });
         });
         return out;
@@ -126,13 +139,16 @@ export class WindowPartials {
     return { books: merged[0] as BookPartial[], trades: merged[1] as TradePartial[], derivatives: merged[2] as DerivativePartial[] };
   }
 
-  /** Each piece's partials, by piece then pair index (undefined: no rows). */
-  private async compute(family: Family, q: MarketQuery, pieces: Piece[]): Promise<(Partial | undefined)[][]> {
-    const out = pieces.map(() => new Array<Partial | undefined>(q.pairs.length));
+  /** Each group of pieces' partials (a group's pieces summed), by group then pair index (undefined: no rows). */
+  private async compute(family: Family, q: MarketQuery, groups: Piece[][]): Promise<(Partial | undefined)[][]> {
+    const out = groups.map(() => new Array<Partial | undefined>(q.pairs.length));
+    const pieces = groups.flatMap((g, bucket) => g.map((p) => ({ ...p, bucket })));
     if (pieces.length === 0) return out;
     const index = new Map(q.pairs.map((p, i) => [`${p.exchange}\u0000${p.pair}`, i]));
-    // Interval `c` groups by the bucket index each piece carries: here, the piece's own.
-    const rows = await this.market.run<Partial>(family, { pairs: q.pairs, interval: 'c', zone: q.zone, pieces: pieces.map((p, i) => ({ ...p, bucket: i })) });
+    // Interval `c` groups by the bucket index each piece carries: here, its group's; `a`,
+    // when all are in the first group, spares the engine finding each row's bucket (10-15 ms).
+    const interval = pieces.every((p) => p.bucket === 0) ? 'a' : 'c';
+    const rows = await this.market.run<Partial>(family, { pairs: q.pairs, interval, zone: q.zone, pieces });
     for (const r of rows) out[r.b]![index.get(`${r.exchange}\u0000${r.pair}`)!] = r;
     return out;
   }

@@ -4,6 +4,7 @@
 import { expect } from 'chai';
 import { UptimeCache, locate, withBuckets, type Segment } from '../../api/market/uptime-cache.ts';
 import { PartialsCache } from '../../api/market/window-partials.ts';
+import { SeenBefore } from '../../api/market/sealing.ts';
 
 const row = (s: string) => Buffer.from(s);
 const rowsOf = (s: Segment) => s.starts.map((_, j) => s.data.toString('utf8', s.offsets[j], s.offsets[j + 1]));
@@ -69,5 +70,23 @@ describe('window pieces cache', () => {
     expect(cache.at('trade|hours|1|2', 6)).to.equal(undefined);
     expect(cache.at('trade|hours|1|2', 5)).to.equal(undefined); // dropped when found stale
     expect(cache.bytes).to.equal(0);
+  });
+});
+
+describe('seen before', () => {
+  it('tells a key asked for before, forgetting the oldest beyond its bound', () => {
+    const seen = new SeenBefore(2);
+    expect([seen.check('a'), seen.check('a'), seen.check('b'), seen.check('c')]).to.deep.equal([false, true, false, false]);
+    expect(seen.size).to.equal(2);
+    expect([seen.check('a'), seen.check('c')]).to.deep.equal([false, true]); // a was forgotten for c, b for a
+  });
+
+  it('is forgotten with a cache emptied as after a restart, kept when asked', () => {
+    const cache = new PartialsCache(1 << 20);
+    cache.seen.check('k');
+    cache.clear({ keepSeen: true });
+    expect(cache.seen.check('k')).to.equal(true);
+    cache.clear();
+    expect(cache.seen.check('k')).to.equal(false);
   });
 });

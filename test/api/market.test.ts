@@ -319,7 +319,7 @@ describe('market endpoints (/v2/metrics/*, /v2/leaderboard/)', function () {
   // Runs last: it adds order-book data of its own for the second spot pair.
   describe('uptime rows of sealed buckets, kept between requests', () => {
     const cache = () => testStack().service.deps.uptimeCache;
-    /** The same request with the cache off, cold and warm: the bytes of all three. */
+    /** The same request with the cache off, first (not kept), cold (kept) and warm: the bytes of each. */
     const threeWays = async (path: string, opts: { kept?: boolean } = {}) => {
       const limit = cache().maxBytes;
       cache().maxBytes = 0;
@@ -330,6 +330,9 @@ describe('market endpoints (/v2/metrics/*, /v2/leaderboard/)', function () {
         cache().maxBytes = limit;
       }
       cache().clear();
+      // Asked for the first time: answered without filling the cache; the second time, filled.
+      const first = await call('GET', path, { token });
+      expect(cache().size, `${path}: kept on first sight`).to.equal(0);
       const cold = await call('GET', path, { token });
       // A rollup write landing between two requests makes the second compute again: ask
       // until one is served from the cache (when the window has whole sealed buckets).
@@ -338,7 +341,7 @@ describe('market endpoints (/v2/metrics/*, /v2/leaderboard/)', function () {
         const r = await call('GET', path, { token });
         return (cache().hits > hits || opts.kept === false) && r;
       });
-      return { direct, cold, warm };
+      return { direct, first, cold, warm };
     };
 
     it('are the bytes the uncached answer has, at every fixed interval and zone', async () => {
@@ -353,9 +356,10 @@ describe('market endpoints (/v2/metrics/*, /v2/leaderboard/)', function () {
         [`/v2/metrics/uptime/depth/?assets=${w.asset}&interval=1d&amounts=12345.5,25000&bps=50&${wide}`, true],
         [`/v2/metrics/uptime/spread/?assets=${w.asset},${w.asset}_PERP&interval=1h&${wide}`, true],
       ] as const) {
-        const { direct, cold, warm } = await threeWays(path, { kept });
+        const { direct, first, cold, warm } = await threeWays(path, { kept });
         expect(direct.status, path).to.equal(200);
         expect(direct.body.length, path).to.be.greaterThan(0);
+        expect(first.text, `${path} first`).to.equal(direct.text);
         expect(cold.text, `${path} cold`).to.equal(direct.text);
         expect(warm.text, `${path} warm`).to.equal(direct.text);
       }
@@ -386,19 +390,23 @@ describe('market endpoints (/v2/metrics/*, /v2/leaderboard/)', function () {
           windowCache().maxBytes = limit;
         }
         windowCache().clear();
+        // Asked for the first time, the window's pieces are summed in one partial, not kept.
+        const first = await call('POST', path, { token, json });
+        expect(windowCache().size, path).to.equal(0);
         const cold = await call('POST', path, { token, json });
+        expect(windowCache().size, path).to.be.greaterThan(0);
         const hits = windowCache().hits;
         const warm = await call('POST', path, { token, json });
         expect(windowCache().hits, path).to.be.greaterThan(hits);
         expect(direct.body.length, path).to.be.greaterThan(0);
-        for (const r of [cold, warm]) {
+        for (const r of [first, cold, warm]) {
           expect(r.body.map((x: object) => Object.keys(x)), path).to.deep.equal(direct.body.map((x: object) => Object.keys(x)));
           same(r.body, direct.body, path);
         }
       }
     });
 
-    it('window pieces: with the clock inside the window, the open piece is computed each time and merged with the kept ones', async () => {
+    it('window pieces: with the clock inside the window, the open piece is computed each time and merged with the kept ones, first seen or kept', async () => {
       const { service } = testStack();
       const market = new MarketRepository(service.deps.ch);
       const end = Date.UTC(2026, 0, 7, 1, 43);
@@ -410,12 +418,24 @@ describe('market endpoints (/v2/metrics/*, /v2/leaderboard/)', function () {
       const direct = { books, trades, derivatives };
       expect(books.length).to.equal(2);
       expect(derivatives.length).to.equal(1);
+      const sealed = 3 * (q.pieces.length - 1);
+      const first = await partials.window(q);
+      expect([cache.misses, cache.size]).to.deep.equal([sealed, 0]);
       const cold = await partials.window(q);
-      expect(cache.misses).to.equal(3 * (q.pieces.length - 1));
+      expect([cache.misses, cache.size]).to.deep.equal([2 * sealed, sealed]);
       const warm = await partials.window(q);
-      expect(cache.hits).to.equal(3 * (q.pieces.length - 1));
+      expect(cache.hits).to.equal(sealed);
+      same(first, direct, 'first');
       same(cold, direct, 'cold');
       same(warm, direct, 'warm');
+      // Another start, the same end: the kept pieces it shares are used, its new first
+      // piece (asked for the first time) is summed with the open one.
+      const q2 = { ...q, pieces: planBuckets('a', [[Date.UTC(2026, 0, 4, 22, 47), end]], 'UTC').pieces };
+      const hits = cache.hits;
+      const [books2, trades2, derivatives2] = await Promise.all([market.book(q2), market.trades(q2), market.derivatives(q2)]);
+      same(await partials.window(q2), { books: books2, trades: trades2, derivatives: derivatives2 }, 'another start');
+      expect(cache.hits - hits).to.equal(3 * (q2.pieces.length - 2));
+      expect(cache.size).to.equal(sealed);
     });
 
     it('computes a sealed bucket again once its hours are written again (a backfill of a quiet hour)', async () => {
