@@ -1,23 +1,23 @@
 import type { Redis } from 'ioredis';
 import type { ClickHouse } from '../lib/clickhouse.ts';
 import type { Config } from '../lib/config.ts';
-import type { FixtureSummary } from '../lib/fixtures.ts';
+import type { FixtureSummary } from '../domain/reference/fixtures.ts';
 import type { Logger } from '../lib/log.ts';
 import type { IdAllocator } from '../lib/ids.ts';
-import type { ApiKeyRepository } from '../lib/repositories/api-keys.ts';
-import type { PasskeyRepository } from '../lib/repositories/passkeys.ts';
-import type { ReferenceRepository, ReferenceSnapshot } from '../lib/repositories/reference.ts';
-import type { TotpDeviceRepository } from '../lib/repositories/totp-devices.ts';
-import type { OrderBookMinuteRepository } from '../lib/repositories/orderbook-minutes.ts';
-import type { User, UserRepository } from '../lib/repositories/users.ts';
+import type { ApiKeyRepository } from '../domain/accounts/api-keys.ts';
+import type { PasskeyRepository } from '../domain/accounts/passkeys.ts';
+import type { ReferenceRepository, ReferenceSnapshot } from '../domain/reference/repository.ts';
+import type { TotpDeviceRepository } from '../domain/accounts/totp-devices.ts';
+import type { OrderBookMinuteRepository } from '../domain/market/repositories/orderbook-minutes.ts';
+import type { User, UserRepository } from '../domain/accounts/users.ts';
 import type { SharedReads } from '../lib/shared-reads.ts';
 import type { ConsumerStats } from '../processors/shell/batch-consumer.ts';
 import type { ChallengeStore } from './auth/challenges.ts';
 import type { Locks } from './auth/locks.ts';
 import type { TokenStore } from './auth/tokens.ts';
 import type { TwoFactorGuard } from './auth/two-factor.ts';
-import type { UptimeCache } from './market/uptime-cache.ts';
-import type { PartialsCache } from './market/window-partials.ts';
+import type { UptimeCache } from './market-caches/uptime-cache.ts';
+import type { PartialsCache } from './market-caches/window-partials.ts';
 import type { Limit, Throttle } from './http/throttle.ts';
 
 export interface ThrottleLimits {

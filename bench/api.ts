@@ -26,9 +26,10 @@ import { openClickHouse, type ClickHouse, type Params } from '../lib/clickhouse.
 import type { Config } from '../lib/config.ts';
 import { createKafka, dlqTopicName, topicName } from '../lib/kafka.ts';
 import { createLogger } from '../lib/log.ts';
-import { LEVELS_BPS, SLIPPAGE_SIZES_USD } from '../processors/metrics/levels.ts';
+import { LEVELS_BPS, SLIPPAGE_SIZES_USD } from '../domain/market/facts.ts';
 import { DERIVATIVES_GROUP } from '../processors/derivatives/processor.ts';
-import { Rollups } from '../processors/market/rollups.ts';
+import { book, derivative, trade } from '../domain/market/families/index.ts';
+import { Rollups } from '../domain/market/repositories/rollups.ts';
 import { ORDERBOOK_GROUP } from '../processors/orderbook/processor.ts';
 import { TRADES_GROUP } from '../processors/trades/processor.ts';
 import { API_CLICKHOUSE, startService, type Service } from '../ops/service.ts';
@@ -529,9 +530,9 @@ async function loadHistory(ch: ClickHouse, conns: ClickHouse[], world: BenchWorl
       const hours: number[] = [];
       for (let h = Math.floor(s / 3600) * 3600; h < e; h += 3600) hours.push(h * 1000);
       const keys = (ps: BenchWorld['pairs']) => ps.flatMap((p) => hours.map((minute) => ({ exchange: p.exchange, pair: p.pair, minute })));
-      await new Rollups(conn, 'book_minutes').recompute(keys(all));
-      await new Rollups(conn, 'trade_minutes').recompute(keys(all));
-      await new Rollups(conn, 'derivative_minutes').recompute(keys(perps));
+      await new Rollups(conn, book).recompute(keys(all));
+      await new Rollups(conn, trade).recompute(keys(all));
+      await new Rollups(conn, derivative).recompute(keys(perps));
       done++;
       const elapsed = (performance.now() - t0) / 1000;
       say(

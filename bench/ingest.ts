@@ -13,11 +13,11 @@
 import { Partitioners, type Kafka } from 'kafkajs';
 import { openClickHouse } from '../lib/clickhouse.ts';
 import type { Config } from '../lib/config.ts';
-import { loadFixture } from '../lib/fixtures.ts';
+import { loadFixture } from '../domain/reference/fixtures.ts';
 import { createKafka, ensureTopics, topicName } from '../lib/kafka.ts';
 import { migrate } from '../lib/migrate.ts';
-import { ReferenceRepository } from '../lib/repositories/reference.ts';
-import { UserRepository } from '../lib/repositories/users.ts';
+import { ReferenceRepository } from '../domain/reference/repository.ts';
+import { UserRepository } from '../domain/accounts/users.ts';
 import { INGEST_CLICKHOUSE } from '../ops/service.ts';
 import { QuoteRates } from '../processors/metrics/quote-rates.ts';
 import { ORDERBOOK_GROUP, orderBookConsumer } from '../processors/orderbook/processor.ts';
@@ -295,7 +295,7 @@ async function realPath(
   const handled = () => consumer.stats.ok + consumer.stats.skipped + consumer.stats.deadLettered;
   const clock = new BatchClock(() => handled() >= n);
   // Built as ops/service.ts builds it: its own connection, the reference cache on another.
-  const consumer = orderBookConsumer(clock.wrap(kafka), { config: c, ch, known: new KnownPairs(new ReferenceRepository(ingestCh)), rates: new QuoteRates(), log });
+  const consumer = orderBookConsumer(clock.wrap(kafka), { config: c, ch, known: new KnownPairs(new ReferenceRepository(ingestCh), Date.now), rates: new QuoteRates(), log, now: Date.now });
   let stopped = false;
   const stop = async () => {
     if (stopped) return;
@@ -347,7 +347,7 @@ async function freshness(kafka: Kafka, c: Config, world: BenchWorld, r: BenchRun
   const ch = openClickHouse(c, 'ingest-orderbook-live', INGEST_CLICKHOUSE);
   const ingestCh = openClickHouse(c, 'ingest-live', INGEST_CLICKHOUSE);
   const probe = openClickHouse(c, 'bench-probe-live');
-  const consumer = orderBookConsumer(kafka, { config: c, ch, known: new KnownPairs(new ReferenceRepository(ingestCh)), rates: new QuoteRates(), log });
+  const consumer = orderBookConsumer(kafka, { config: c, ch, known: new KnownPairs(new ReferenceRepository(ingestCh), Date.now), rates: new QuoteRates(), log, now: Date.now });
   const producer = kafka.producer({ allowAutoTopicCreation: false, createPartitioner: Partitioners.DefaultPartitioner });
   let timer: NodeJS.Timeout | undefined;
   let stopped = false;

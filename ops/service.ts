@@ -10,23 +10,23 @@ import { TokenStore } from '../api/auth/tokens.ts';
 import { TwoFactorGuard } from '../api/auth/two-factor.ts';
 import { DEFAULT_LIMITS, type ApiDeps, type ThrottleLimits } from '../api/deps.ts';
 import { Throttle } from '../api/http/throttle.ts';
-import { UptimeCache } from '../api/market/uptime-cache.ts';
-import { PartialsCache } from '../api/market/window-partials.ts';
+import { UptimeCache } from '../api/market-caches/uptime-cache.ts';
+import { PartialsCache } from '../api/market-caches/window-partials.ts';
 import { startApi, type RunningApi } from '../api/server.ts';
 import { ensureDatabase, openClickHouse } from '../lib/clickhouse.ts';
 import type { Config } from '../lib/config.ts';
-import { loadFixture } from '../lib/fixtures.ts';
+import { loadFixture } from '../domain/reference/fixtures.ts';
 import { createKafka, ensureTopics } from '../lib/kafka.ts';
 import type { Logger } from '../lib/log.ts';
 import { IdAllocator } from '../lib/ids.ts';
 import { migrate } from '../lib/migrate.ts';
 import { openRedis } from '../lib/redis.ts';
-import { ApiKeyRepository } from '../lib/repositories/api-keys.ts';
-import { PasskeyRepository } from '../lib/repositories/passkeys.ts';
-import { ReferenceRepository, ReferenceSnapshot } from '../lib/repositories/reference.ts';
-import { TotpDeviceRepository } from '../lib/repositories/totp-devices.ts';
-import { OrderBookMinuteRepository } from '../lib/repositories/orderbook-minutes.ts';
-import { UserRepository, withoutHash } from '../lib/repositories/users.ts';
+import { ApiKeyRepository } from '../domain/accounts/api-keys.ts';
+import { PasskeyRepository } from '../domain/accounts/passkeys.ts';
+import { ReferenceRepository, ReferenceSnapshot } from '../domain/reference/repository.ts';
+import { TotpDeviceRepository } from '../domain/accounts/totp-devices.ts';
+import { OrderBookMinuteRepository } from '../domain/market/repositories/orderbook-minutes.ts';
+import { UserRepository, withoutHash } from '../domain/accounts/users.ts';
 import { SHARED_READS, SharedReads } from '../lib/shared-reads.ts';
 import { derivativesConsumer } from '../processors/derivatives/processor.ts';
 import { QuoteRates } from '../processors/metrics/quote-rates.ts';
@@ -44,6 +44,8 @@ export interface ServiceOptions {
   flushMs?: number;
   /** Start the Kafka processors (default true). */
   processors?: boolean;
+  /** The one clock of the service (default the system's): tests move it. */
+  now?: () => number;
 }
 
 export interface Service {
@@ -78,6 +80,7 @@ export const API_CLICKHOUSE = { connections: 2, threadsPerQuery: 2, priority: 1 
 export const INGEST_CLICKHOUSE = { priority: 2 };
 
 export async function startService(config: Config, log: Logger, opts: ServiceOptions = {}): Promise<Service> {
+  const now = opts.now ?? Date.now;
   await ensureDatabase(config);
   const apiCh = openClickHouse(config, 'api', API_CLICKHOUSE);
   const ingestCh = openClickHouse(config, 'ingest', INGEST_CLICKHOUSE);
@@ -94,7 +97,7 @@ export async function startService(config: Config, log: Logger, opts: ServiceOpt
   const redis = openRedis(config, opts.redisPrefix ?? 'mm:');
   const users = new UserRepository(apiCh);
   const reference = new ReferenceRepository(apiCh);
-  const known = new KnownPairs(new ReferenceRepository(ingestCh));
+  const known = new KnownPairs(new ReferenceRepository(ingestCh), now);
 
   // The operator's secret: readable only by this user, so only a local operator can seed.
   const opsToken = crypto.randomBytes(32).toString('hex');
@@ -124,7 +127,7 @@ export async function startService(config: Config, log: Logger, opts: ServiceOpt
     uptimeCache: new UptimeCache(config.uptimeCacheBytes),
     windowCache: new PartialsCache(config.windowCacheBytes),
     limits: opts.limits ?? DEFAULT_LIMITS,
-    now: Date.now,
+    now,
     totpDevices: new TotpDeviceRepository(apiCh),
     apiKeys: new ApiKeyRepository(apiCh),
     passkeys: new PasskeyRepository(apiCh),
@@ -157,7 +160,7 @@ export async function startService(config: Config, log: Logger, opts: ServiceOpt
       // A connection each: the embedded engine runs one statement at a time per connection.
       const ch = openClickHouse(config, `ingest-${name}`, INGEST_CLICKHOUSE);
       connections.push(ch);
-      const consumer = make(kafka, { config, ch, known, rates, log, faults }, { flushIntervalMs: opts.flushMs ?? config.flushIntervalMs });
+      const consumer = make(kafka, { config, ch, known, rates, log, faults, now }, { flushIntervalMs: opts.flushMs ?? config.flushIntervalMs });
       await consumer.start();
       consumers.push(consumer);
     }

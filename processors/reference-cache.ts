@@ -1,7 +1,7 @@
 // Which exchanges and pairs exist, for the processors' "unknown pair" check. Refreshed
 // periodically and on a miss (at most once a second), so a pair added by a fixture load is
 // accepted by the next message.
-import type { ReferenceRepository } from '../lib/repositories/reference.ts';
+import type { ReferenceRepository } from '../domain/reference/repository.ts';
 
 export class KnownPairs {
   private pairs = new Set<string>();
@@ -10,6 +10,7 @@ export class KnownPairs {
 
   constructor(
     private readonly reference: ReferenceRepository,
+    private readonly now: () => number,
     private readonly maxAgeMs = 30_000,
   ) {}
 
@@ -21,7 +22,7 @@ export class KnownPairs {
   has(exchange: string, pair: string): boolean | Promise<boolean> {
     const key = KnownPairs.key(exchange, pair);
     const known = this.pairs.has(key);
-    const age = Date.now() - this.loadedAt;
+    const age = this.now() - this.loadedAt;
     if (age > this.maxAgeMs || (!known && age > 1000)) return this.refresh().then(() => this.pairs.has(key));
     return known;
   }
@@ -31,7 +32,7 @@ export class KnownPairs {
       .pairs()
       .then((rows) => {
         this.pairs = new Set(rows.map((r) => KnownPairs.key(r.exchange, r.pair)));
-        this.loadedAt = Date.now();
+        this.loadedAt = this.now();
       })
       .finally(() => {
         this.loading = undefined;

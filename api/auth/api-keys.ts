@@ -8,7 +8,7 @@
 // every request made with a key, cheap (argon2 at 64 MiB per request would be a
 // denial-of-service lever).
 import crypto from 'node:crypto';
-import type { ApiKeyCredential } from '../../lib/repositories/api-keys.ts';
+import type { ApiKeyCredential } from '../../domain/accounts/api-keys.ts';
 import type { ApiDeps } from '../deps.ts';
 
 export const API_KEY_SCOPES = ['metrics:read', 'reported_metrics:write'] as const;

@@ -3,7 +3,7 @@
 // and the local operator's `Ops-Token <secret>` where allowed.
 import crypto from 'node:crypto';
 import type { Middleware } from 'koa';
-import type { User } from '../../lib/repositories/users.ts';
+import type { User } from '../../domain/accounts/users.ts';
 import { recordApiKeyUse, verifyApiKey, type ApiKeyScope } from '../auth/api-keys.ts';
 import type { ApiDeps } from '../deps.ts';
 import { forbidden, invalidToken, notAuthenticated } from './errors.ts';

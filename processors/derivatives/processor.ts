@@ -1,6 +1,7 @@
 // md.derivatives -> derivative_minutes (-> hours, days): the latest funding rate (8h) and
 // USD open interest of each minute, by event time.
 import type { Kafka } from 'kafkajs';
+import { derivative } from '../../domain/market/families/derivative.ts';
 import { validateDerivatives, type DerivativesMessage } from '../../schemas/index.ts';
 import { marketConsumer, type ProcessorDeps } from '../market/consumer.ts';
 import type { WindowSpec } from '../market/windowed-pipeline.ts';
@@ -36,5 +37,5 @@ export const derivativesSpec: WindowSpec<DerivativesMessage, DerivativesMessage,
 };
 
 export function derivativesConsumer(kafka: Kafka, deps: ProcessorDeps, opts: { flushIntervalMs?: number } = {}): BatchConsumer {
-  return marketConsumer(kafka, deps, { topic: 'md.derivatives', group: DERIVATIVES_GROUP, table: 'derivative_minutes', spec: derivativesSpec }, opts);
+  return marketConsumer(kafka, deps, { topic: 'md.derivatives', group: DERIVATIVES_GROUP, family: derivative, spec: derivativesSpec }, opts);
 }

@@ -9,8 +9,9 @@ import type { QuoteRates } from '../metrics/quote-rates.ts';
 import type { KnownPairs } from '../reference-cache.ts';
 import { BatchConsumer } from '../shell/batch-consumer.ts';
 import type { Faults } from '../shell/faults.ts';
-import { MinuteRepository, type MinuteTable } from './minute-repository.ts';
-import { Rollups } from './rollups.ts';
+import type { Family } from '../../domain/market/families/family.ts';
+import { MinuteRepository } from '../../domain/market/repositories/minutes.ts';
+import { Rollups } from '../../domain/market/repositories/rollups.ts';
 import { WindowedPipeline, type MarketMessage, type WindowSpec } from './windowed-pipeline.ts';
 
 export interface ProcessorDeps {
@@ -20,12 +21,14 @@ export interface ProcessorDeps {
   rates: QuoteRates;
   log: Logger;
   faults?: Faults;
+  /** The clock of closing times and progress records. */
+  now: () => number;
 }
 
 export interface MarketProcessor<Msg extends MarketMessage, In, Row extends object> {
   topic: BaseTopic;
   group: string;
-  table: MinuteTable;
+  family: Family;
   spec: WindowSpec<Msg, In, Row>;
 }
 
@@ -38,13 +41,14 @@ export function marketConsumer<Msg extends MarketMessage, In, Row extends object
   const topic = topicName(deps.config, p.topic);
   const groupId = deps.config.topicPrefix + p.group;
   const pipeline = new WindowedPipeline(p.spec, {
-    repo: new MinuteRepository<Row>(deps.ch, p.table),
-    rollups: new Rollups(deps.ch, p.table),
+    repo: new MinuteRepository<Row>(deps.ch, p.family, deps.now),
+    rollups: new Rollups(deps.ch, p.family),
     known: deps.known,
     groupId,
     topic,
     latenessMs: deps.config.latenessMs,
     faults: deps.faults,
+    now: deps.now,
   });
   return new BatchConsumer(
     kafka,

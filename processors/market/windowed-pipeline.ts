@@ -9,8 +9,8 @@ import { MinuteWindows, type Accumulator, type ClosedMinute } from '../shell/min
 import { deadLetter, ok, type Outcome } from '../shell/outcome.ts';
 import { parseTimestamp } from '../shell/timestamps.ts';
 import { noFaults, type Faults } from '../shell/faults.ts';
-import type { MinuteRepository } from './minute-repository.ts';
-import type { Rollups } from './rollups.ts';
+import type { MinuteRepository } from '../../domain/market/repositories/minutes.ts';
+import type { Rollups } from '../../domain/market/repositories/rollups.ts';
 
 export interface MarketMessage {
   exchange: string;

@@ -1,6 +1,6 @@
 // Metrics of one order-book snapshot (addendum section 4): functions of the levels alone.
 import type { Level } from '../../schemas/index.ts';
-import { LEVELS_BPS, SLIPPAGE_SIZES_USD } from './levels.ts';
+import { LEVELS_BPS, SLIPPAGE_SIZES_USD } from '../../domain/market/facts.ts';
 
 export interface TopOfBook {
   bestBid: number;

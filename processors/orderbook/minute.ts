@@ -2,7 +2,7 @@
 // mid and slippage are means over the snapshots; top of book is the last; the maximum
 // spread and the minimum depth at each level decide spread-up and depth-up flags.
 import type { BookMetrics } from '../metrics/book.ts';
-import { LEVELS_BPS, SLIPPAGE_SIZES_USD } from '../metrics/levels.ts';
+import { LEVELS_BPS, SLIPPAGE_SIZES_USD } from '../../domain/market/facts.ts';
 import type { Accumulator } from '../shell/minute-windows.ts';
 
 export interface BookMinuteRow {

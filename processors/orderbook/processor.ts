@@ -1,5 +1,6 @@
 // md.orderbook -> book_minutes (and, through materialized views, book_hours and book_days).
 import type { Kafka } from 'kafkajs';
+import { book } from '../../domain/market/families/book.ts';
 import { validateOrderBook, type OrderBookMessage } from '../../schemas/index.ts';
 import { marketConsumer, type ProcessorDeps } from '../market/consumer.ts';
 import type { WindowSpec } from '../market/windowed-pipeline.ts';
@@ -28,5 +29,5 @@ export function orderBookSpec(rates: QuoteRates): WindowSpec<OrderBookMessage, B
 }
 
 export function orderBookConsumer(kafka: Kafka, deps: ProcessorDeps, opts: { flushIntervalMs?: number } = {}): BatchConsumer {
-  return marketConsumer(kafka, deps, { topic: 'md.orderbook', group: ORDERBOOK_GROUP, table: 'book_minutes', spec: orderBookSpec(deps.rates) }, opts);
+  return marketConsumer(kafka, deps, { topic: 'md.orderbook', group: ORDERBOOK_GROUP, family: book, spec: orderBookSpec(deps.rates) }, opts);
 }

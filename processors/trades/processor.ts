@@ -1,6 +1,7 @@
 // md.trades -> trade_minutes (-> trade_hours, trade_days): volume in USD, and the base
 // amount and quote notional that give the VWAP. A trade id seen twice in a minute counts once.
 import type { Kafka } from 'kafkajs';
+import { trade } from '../../domain/market/families/trade.ts';
 import { validateTrade, type TradeMessage } from '../../schemas/index.ts';
 import { marketConsumer, type ProcessorDeps } from '../market/consumer.ts';
 import type { WindowSpec } from '../market/windowed-pipeline.ts';
@@ -58,5 +59,5 @@ export function tradeSpec(rates: QuoteRates): WindowSpec<TradeMessage, Trade, Tr
 }
 
 export function tradesConsumer(kafka: Kafka, deps: ProcessorDeps, opts: { flushIntervalMs?: number } = {}): BatchConsumer {
-  return marketConsumer(kafka, deps, { topic: 'md.trades', group: TRADES_GROUP, table: 'trade_minutes', spec: tradeSpec(deps.rates) }, opts);
+  return marketConsumer(kafka, deps, { topic: 'md.trades', group: TRADES_GROUP, family: trade, spec: tradeSpec(deps.rates) }, opts);
 }

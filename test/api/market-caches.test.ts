@@ -2,9 +2,9 @@
 // and the byte bound. Their use by the endpoints is tested in market.test.ts, against the
 // real stack.
 import { expect } from 'chai';
-import { UptimeCache, locate, withBuckets, type Segment } from '../../api/market/uptime-cache.ts';
-import { PartialsCache } from '../../api/market/window-partials.ts';
-import { SeenBefore } from '../../api/market/sealing.ts';
+import { UptimeCache, locate, withBuckets, type Segment } from '../../api/market-caches/uptime-cache.ts';
+import { PartialsCache } from '../../api/market-caches/window-partials.ts';
+import { SeenBefore } from '../../api/market-caches/sealing.ts';
 
 const row = (s: string) => Buffer.from(s);
 const rowsOf = (s: Segment) => s.starts.map((_, j) => s.data.toString('utf8', s.offsets[j], s.offsets[j + 1]));
@@ -61,11 +61,11 @@ describe('window pieces cache', () => {
 
   it('answers a piece only at the write count it was computed at, adding pairs computed at the same count', () => {
     const cache = new PartialsCache(1 << 20);
-    cache.put('trade|hours|1|2', 5, [['p1', trade(1)]]);
-    cache.put('trade|hours|1|2', 5, [['p2', null]]);
+    cache.put('trade', 'trade|hours|1|2', 5, [['p1', trade(1)]]);
+    cache.put('trade', 'trade|hours|1|2', 5, [['p2', null]]);
     expect([...cache.at('trade|hours|1|2', 5)!.rows.keys()]).to.deep.equal(['p1', 'p2']);
     const bytes = cache.bytes;
-    cache.put('trade|hours|1|2', 5, [['p1', trade(2)]]);
+    cache.put('trade', 'trade|hours|1|2', 5, [['p1', trade(2)]]);
     expect(cache.bytes).to.equal(bytes);
     expect(cache.at('trade|hours|1|2', 6)).to.equal(undefined);
     expect(cache.at('trade|hours|1|2', 5)).to.equal(undefined); // dropped when found stale

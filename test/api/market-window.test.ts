@@ -1,7 +1,8 @@
 import { expect } from 'chai';
 import { DateTime } from 'luxon';
-import { parseWindow } from '../../api/market/params.ts';
-import { bucketStart, bucketsOf, planBuckets, sessionRanges, tile } from '../../api/market/window.ts';
+import { parseRequest } from '../../api/resources/market/params.ts';
+import { validators } from '../../api/resources/market/schemas.ts';
+import { bucketStart, bucketsOf, planBuckets, sessionRanges, tile } from '../../domain/market/window.ts';
 
 const H = 3_600_000;
 const D = 24 * H;
@@ -90,10 +91,11 @@ describe('windows, sessions and bucket plans', () => {
 
   it('defaults to the last 24 hours with interval a, and guards spans per interval', () => {
     const now = Date.UTC(2026, 5, 1, 12, 34, 56);
-    const w = parseWindow({}, now);
+    const windowOf = (raw: Record<string, unknown>) => parseRequest(raw, validators.any, now).window;
+    const w = windowOf({});
     expect(w.interval).to.equal('a');
     expect(w.ranges).to.deep.equal([[now - D, now]]);
-    expect(() => parseWindow({ interval: '1m', lookback: '1-month' }, now)).to.throw();
-    expect(parseWindow({ interval: '1h', lookback: '1-month' }, now).plan.pieces.length).to.be.greaterThan(0);
+    expect(() => windowOf({ interval: '1m', lookback: '1-month' })).to.throw();
+    expect(windowOf({ interval: '1h', lookback: '1-month' }).plan.pieces.length).to.be.greaterThan(0);
   });
 });

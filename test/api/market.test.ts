@@ -7,9 +7,10 @@ import { topicName } from '../../lib/kafka.ts';
 import { call, login, seed, waitFor, world } from '../support/helpers.ts';
 import { L, generate, minutesOf, tradesOf, windowOf } from '../support/market-reference.ts';
 import { testStack } from '../support/stack.ts';
-import { MarketRepository } from '../../api/market/query.ts';
-import { planBuckets } from '../../api/market/window.ts';
-import { PartialsCache, WindowPartials } from '../../api/market/window-partials.ts';
+import { PartialsRepository } from '../../domain/market/repositories/partials.ts';
+import { WriteCounts } from '../../domain/market/repositories/write-counts.ts';
+import { planBuckets } from '../../domain/market/window.ts';
+import { PartialsCache, WindowPartials } from '../../api/market-caches/window-partials.ts';
 
 const D0 = Date.UTC(2026, 0, 4, 22, 0);
 const D1 = Date.UTC(2026, 0, 7, 2, 0);
@@ -408,16 +409,16 @@ describe('market endpoints (/v2/metrics/*, /v2/leaderboard/)', function () {
 
     it('window pieces: with the clock inside the window, the open piece is computed each time and merged with the kept ones, first seen or kept', async () => {
       const { service } = testStack();
-      const market = new MarketRepository(service.deps.ch);
+      const market = new PartialsRepository(service.deps.ch);
       const end = Date.UTC(2026, 0, 7, 1, 43);
       const q = { pairs: [{ exchange: w.ex, pair: spot }, { exchange: w.ex, pair: perp }], interval: 'a' as const, zone: 'UTC', pieces: planBuckets('a', [[Date.UTC(2026, 0, 4, 22, 17, 30), end]], 'UTC').pieces };
       const cache = new PartialsCache(1 << 24);
       // Now is 30 s after the window's end: the minutes of 01:00-01:43 are open, the rest sealed.
-      const partials = new WindowPartials(market, cache, { latenessMs: 30_000, now: () => end + 30_000 });
-      const [books, trades, derivatives] = await Promise.all([market.book(q), market.trades(q), market.derivatives(q)]);
-      const direct = { books, trades, derivatives };
-      expect(books.length).to.equal(2);
-      expect(derivatives.length).to.equal(1);
+      const partials = new WindowPartials(market, new WriteCounts(service.deps.ch), cache, { latenessMs: 30_000, now: () => end + 30_000 });
+      const [book, trade, derivative] = await Promise.all([market.read('book', q), market.read('trade', q), market.read('derivative', q)]);
+      const direct = { book, trade, derivative };
+      expect(book.length).to.equal(2);
+      expect(derivative.length).to.equal(1);
       const sealed = 3 * (q.pieces.length - 1);
       const first = await partials.window(q);
       expect([cache.misses, cache.size]).to.deep.equal([sealed, 0]);
@@ -432,8 +433,8 @@ describe('market endpoints (/v2/metrics/*, /v2/leaderboard/)', function () {
       // piece (asked for the first time) is summed with the open one.
       const q2 = { ...q, pieces: planBuckets('a', [[Date.UTC(2026, 0, 4, 22, 47), end]], 'UTC').pieces };
       const hits = cache.hits;
-      const [books2, trades2, derivatives2] = await Promise.all([market.book(q2), market.trades(q2), market.derivatives(q2)]);
-      same(await partials.window(q2), { books: books2, trades: trades2, derivatives: derivatives2 }, 'another start');
+      const [book2, trade2, derivative2] = await Promise.all([market.read('book', q2), market.read('trade', q2), market.read('derivative', q2)]);
+      same(await partials.window(q2), { book: book2, trade: trade2, derivative: derivative2 }, 'another start');
       expect(cache.hits - hits).to.equal(3 * (q2.pieces.length - 2));
       expect(cache.size).to.equal(sealed);
     });

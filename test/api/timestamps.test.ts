@@ -1,8 +1,6 @@
 import { expect } from 'chai';
-import type { Params } from '../../lib/clickhouse.ts';
-import type { WindowParams } from '../../api/market/params.ts';
-import { timestampOf, timestampSql } from '../../api/market/timestamps.ts';
-import { planBuckets } from '../../api/market/window.ts';
+import { timestampOf, timestampSql } from '../../domain/market/timestamps.ts';
+import { planBuckets, type MarketWindow } from '../../domain/market/window.ts';
 import { testStack } from '../support/stack.ts';
 
 const H = 3600;
@@ -13,10 +11,9 @@ const around = (center: number, step: number, n: number) => Array.from({ length:
 describe('time columns written by SQL and by luxon', () => {
   // The uptime endpoints have ClickHouse write their timestamps; every other bucketed row
   // is written by luxon. Both must give the same strings for every zone and instant.
-  async function sqlTimestamps(w: WindowParams, bs: number[]): Promise<Record<string, string>[]> {
-    const params: Params = { bs };
-    const items = timestampSql(w, params);
-    return testStack().service.deps.ch.query<Record<string, string>>(`SELECT ${items} FROM (SELECT arrayJoin({bs:Array(UInt32)}) AS b) ORDER BY b`, params);
+  async function sqlTimestamps(w: MarketWindow, bs: number[]): Promise<Record<string, string>[]> {
+    const items = timestampSql(w);
+    return testStack().service.deps.ch.query<Record<string, string>>(`SELECT ${items.text} FROM (SELECT arrayJoin({bs:Array(UInt32)}) AS b) ORDER BY b`, { ...items.params, bs });
   }
 
   const cases: { zone: string; zoned: boolean; instants: number[] }[] = [
@@ -35,7 +32,7 @@ describe('time columns written by SQL and by luxon', () => {
 
   for (const { zone, zoned, instants } of cases) {
     it(`agree for ${zone}${zoned ? '' : ' (not zoned)'}`, async () => {
-      const w: WindowParams = { interval: '15m', ranges: [], zone, zoned, plan: { pieces: [] } };
+      const w: MarketWindow = { interval: '15m', ranges: [], zone, zoned, plan: { pieces: [] } };
       const fromSql = await sqlTimestamps(w, instants);
       const fromLuxon = [...instants].sort((a, b) => a - b).map((b) => timestampOf(w, b));
       expect(fromSql).to.deep.equal(fromLuxon);
@@ -44,15 +41,15 @@ describe('time columns written by SQL and by luxon', () => {
 
   it('agree for interval c, with each bucket interval', async () => {
     const ranges: [number, number][] = [[Date.UTC(2026, 2, 7, 22, 50), Date.UTC(2026, 2, 9, 1, 10)]];
-    const w: WindowParams = { interval: 'c', ranges, zone: 'America/New_York', zoned: true, plan: planBuckets('c', ranges, 'America/New_York') };
+    const w: MarketWindow = { interval: 'c', ranges, zone: 'America/New_York', zoned: true, plan: planBuckets('c', ranges, 'America/New_York') };
     const indices = w.plan.buckets!.map((_, i) => i);
     expect(indices.length).to.be.greaterThan(10);
     expect(await sqlTimestamps(w, indices)).to.deep.equal(indices.map((i) => timestampOf(w, i)));
   });
 
   it('write no time column for interval a', () => {
-    const w: WindowParams = { interval: 'a', ranges: [], zone: 'UTC', zoned: false, plan: { pieces: [] } };
-    expect(timestampSql(w, {})).to.equal('');
+    const w: MarketWindow = { interval: 'a', ranges: [], zone: 'UTC', zoned: false, plan: { pieces: [] } };
+    expect(timestampSql(w)).to.deep.equal({ text: '', params: {} });
     expect(timestampOf(w, 0)).to.deep.equal({});
   });
 });

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import fs from 'node:fs';
-import { checkFixture, FixtureError } from '../../lib/fixtures.ts';
+import { checkFixture, FixtureError } from '../../domain/reference/fixtures.ts';
 import { validateFixture } from '../../schemas/index.ts';
 
 type Existing = Parameters<typeof checkFixture>[1];

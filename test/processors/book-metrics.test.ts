@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { bookMetrics, bookMetricsArrays, type BookMetrics } from '../../processors/metrics/book.ts';
-import { LEVELS_BPS, SLIPPAGE_SIZES_USD, levelName } from '../../processors/metrics/levels.ts';
+import { LEVELS_BPS, SLIPPAGE_SIZES_USD, levelName } from '../../domain/market/facts.ts';
 import { QuoteRates } from '../../processors/metrics/quote-rates.ts';
 import { BookMinute } from '../../processors/orderbook/minute.ts';
 import type { Level } from '../../schemas/index.ts';

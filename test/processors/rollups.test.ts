@@ -1,7 +1,8 @@
 // Rollups missing after a crash are found again at start: by the last recorded progress,
 // or, with none on record, by comparing each hour's rollup rows with its newest minute.
 import { expect } from 'chai';
-import { Rollups } from '../../processors/market/rollups.ts';
+import { trade } from '../../domain/market/families/trade.ts';
+import { Rollups } from '../../domain/market/repositories/rollups.ts';
 import { testStack } from '../support/stack.ts';
 
 describe('rollups: finding what a crash left unrolled', () => {
@@ -28,7 +29,7 @@ describe('rollups: finding what a crash left unrolled', () => {
 
   it('with no progress on record, lists the hours whose hour or day row is older than their newest minute', async () => {
     const ch = testStack().service.deps.ch;
-    const rollups = new Rollups(ch, 'trade_minutes');
+    const rollups = new Rollups(ch, trade);
     const t0 = Date.now();
     await ch.insert('trade_minutes', [minute(H1, t0), minute(H1 + 60_000, t0), minute(H2 + 120_000, t0)]);
     expect(await mine(rollups)).to.deep.equal([new Date(H1).toISOString(), new Date(H2).toISOString()]);

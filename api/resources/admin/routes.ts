@@ -2,7 +2,7 @@
 // embedded ClickHouse only this process may open the data folder, so `npm run seed` hands
 // the file here, authenticated by the operator secret or a staff token.
 import type Router from '@koa/router';
-import { FixtureError } from '../../../lib/fixtures.ts';
+import { FixtureError } from '../../../domain/reference/fixtures.ts';
 import type { ApiDeps } from '../../deps.ts';
 import { authenticate, principalOf, requireStaff } from '../../http/auth.ts';
 import { badRequest } from '../../http/errors.ts';

@@ -3,13 +3,13 @@
 // GET lists the account's keys without secrets; DELETE /v1/user/api-keys/<id>/ revokes.
 // Keys are presented as `Authorization: Api-Key <key>` (api/http/auth.ts).
 import type Router from '@koa/router';
-import type { ApiKeyRecord } from '../../../lib/repositories/api-keys.ts';
+import type { ApiKeyRecord } from '../../../domain/accounts/api-keys.ts';
 import { API_KEY_MAX_LIFETIME_MS, generateApiKey, MAX_ACTIVE_API_KEYS } from '../../auth/api-keys.ts';
 import type { ApiDeps } from '../../deps.ts';
 import { authenticate, principalOf } from '../../http/auth.ts';
 import { badRequest, messageError, notFound } from '../../http/errors.ts';
 import { validateBody } from '../../http/validate.ts';
-import { accountOf, idParam, requireCodeIfEnrolled, requirePassword, throttleSignedIn } from '../account.ts';
+import { accountOf, idParam, requireCodeIfEnrolled, requirePassword, throttleSignedIn } from '../../auth/account-checks.ts';
 import { createApiKeyBody, splitScopes, type CreateApiKeyBody } from './schemas.ts';
 
 export const API_KEY_ROUTE_MESSAGES = {

@@ -2,21 +2,16 @@
 // With two-factor on, a correct password gets 202 and a challenge that
 // POST /v1/totp/login/ completes (api/resources/totp/routes.ts).
 import type Router from '@koa/router';
-import crypto from 'node:crypto';
-import { dummyPasswordHash, verifyPassword } from '../../../lib/passwords.ts';
-import type { User, UserWithHash } from '../../../lib/repositories/users.ts';
+import { dummyPasswordHash, verifyPassword } from '../../../domain/accounts/passwords.ts';
+import { organizationsOf } from '../../../domain/reference/visibility.ts';
+import { LOGIN_MESSAGES, passwordFingerprint, signIn, type TotpLoginChallenge } from '../../auth/sign-in.ts';
 import type { ApiDeps } from '../../deps.ts';
+import { presentUser } from '../../presenters.ts';
 import { authenticate, principalOf, requireUserToken } from '../../http/auth.ts';
 import { nonFieldError } from '../../http/errors.ts';
 import { validateBody } from '../../http/validate.ts';
-import { refuseWhileLocked } from '../account.ts';
-import { presentUser } from '../presenters.ts';
+import { refuseWhileLocked } from '../../auth/account-checks.ts';
 import { loginBody, type LoginBody } from './schemas.ts';
-
-export const LOGIN_MESSAGES = {
-  missing: 'Must include "email" and "password".',
-  invalid: 'Unable to log in with provided credentials.',
-} as const;
 
 export function authRoutes(router: Router, deps: ApiDeps): void {
   router.post('/v1/login/', validateBody(loginBody), async (ctx) => {
@@ -60,28 +55,4 @@ export function authRoutes(router: Router, deps: ApiDeps): void {
       organizations: orgs.map((o) => ({ slug: o.slug, name: o.name })),
     };
   });
-}
-
-/** What a two-factor challenge remembers between POST /v1/login/ and POST /v1/totp/login/. */
-export interface TotpLoginChallenge {
-  user_id: number;
-  remember_me: boolean;
-  /** Fingerprint of the password hash at login: a password change voids the challenge. */
-  password: string;
-}
-
-export const passwordFingerprint = (user: UserWithHash) => crypto.createHash('sha256').update(user.password_hash).digest('base64url').slice(0, 16);
-
-/** Issues a token: the body of every successful sign-in (password, two-factor, passkey). */
-export async function signIn(deps: ApiDeps, user: User, rememberMe: boolean, method: 'password' | 'totp' | 'passkey') {
-  const issued = await deps.tokens.issue(user.id, rememberMe);
-  deps.log.info('login', { user_id: user.id, remember_me: rememberMe, method });
-  return { expiry: issued.expiry.toISOString(), token: issued.token, user: presentUser(user) };
-}
-
-/** The caller's organizations: memberships, or every organization for staff. */
-export async function organizationsOf(deps: ApiDeps, user: User) {
-  if (user.is_staff) return deps.reference.organizations();
-  const slugs = await deps.users.memberships(user.id);
-  return slugs.length ? deps.reference.organizations(slugs) : [];
 }

@@ -3,11 +3,10 @@
 // reads metrics or pushes reported ones needs to know which organizations and assets its
 // owner has.
 import type Router from '@koa/router';
-import { scopeOf } from '../../../lib/repositories/reference.ts';
+import { organizationsOf, scopeOf } from '../../../domain/reference/visibility.ts';
 import type { ApiDeps } from '../../deps.ts';
 import { authenticate, principalOf } from '../../http/auth.ts';
-import { organizationsOf } from '../auth/routes.ts';
-import { presentExchange } from '../presenters.ts';
+import { presentExchange } from '../../presenters.ts';
 
 export function organizationRoutes(router: Router, deps: ApiDeps): void {
   router.get('/v1/organizations/', authenticate(deps, { apiKeyScope: ['metrics:read', 'reported_metrics:write'] }), async (ctx) => {

@@ -16,14 +16,14 @@ import {
   type AuthenticationResponseJSON,
   type RegistrationResponseJSON,
 } from '@simplewebauthn/server';
-import type { Passkey } from '../../../lib/repositories/passkeys.ts';
+import type { Passkey } from '../../../domain/accounts/passkeys.ts';
 import { CHALLENGE_TTL_MS } from '../../auth/challenges.ts';
 import type { ApiDeps } from '../../deps.ts';
 import { authenticate, principalOf } from '../../http/auth.ts';
 import { badRequest, nonFieldError, notFound } from '../../http/errors.ts';
 import { validateBody } from '../../http/validate.ts';
-import { accountOf, idParam, requireCodeIfEnrolled, requirePassword, throttleAttempt, throttleSignedIn } from '../account.ts';
-import { LOGIN_MESSAGES, signIn } from '../auth/routes.ts';
+import { accountOf, idParam, requireCodeIfEnrolled, requirePassword, throttleAttempt, throttleSignedIn } from '../../auth/account-checks.ts';
+import { LOGIN_MESSAGES, signIn } from '../../auth/sign-in.ts';
 import {
   passkeyLoginBody,
   passkeyLoginOptionsBody,

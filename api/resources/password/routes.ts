@@ -2,12 +2,12 @@
 // old password, checks the new one (rules.ts), stores its argon2id hash and revokes every
 // other token of the account; the token that made the request stays valid.
 import type Router from '@koa/router';
-import { hashPassword } from '../../../lib/passwords.ts';
+import { hashPassword } from '../../../domain/accounts/passwords.ts';
 import type { ApiDeps } from '../../deps.ts';
 import { authenticate, principalOf } from '../../http/auth.ts';
 import { badRequest } from '../../http/errors.ts';
 import { validateBody } from '../../http/validate.ts';
-import { accountOf, requirePassword, throttleSignedIn } from '../account.ts';
+import { accountOf, requirePassword, throttleSignedIn } from '../../auth/account-checks.ts';
 import { passwordProblems } from './rules.ts';
 import { passwordChangeBody, type PasswordChangeBody } from './schemas.ts';
 

@@ -9,8 +9,8 @@ import type { ApiDeps } from '../../deps.ts';
 import { authenticate, principalOf } from '../../http/auth.ts';
 import { badRequest, messageError } from '../../http/errors.ts';
 import { validateBody } from '../../http/validate.ts';
-import { ACCOUNT_MESSAGES, accountOf, requireCode, requirePassword, throttleAttempt, throttleSignedIn } from '../account.ts';
-import { passwordFingerprint, signIn, type TotpLoginChallenge } from '../auth/routes.ts';
+import { ACCOUNT_MESSAGES, accountOf, requireCode, requirePassword, throttleAttempt, throttleSignedIn } from '../../auth/account-checks.ts';
+import { passwordFingerprint, signIn, type TotpLoginChallenge } from '../../auth/sign-in.ts';
 import {
   totpConfirmBody,
   totpDisableBody,

@@ -1,27 +1,8 @@
 // Time windows, trading sessions and buckets of the market endpoints (specification 4.1,
 // addendum sections 4-5), and how each bucket is answered from the coarsest stored rows:
 // whole UTC days from day rows, whole hours from hour rows, the rest from minute rows.
-import { DateTime, type DurationLikeObject } from 'luxon';
-
-export const INTERVALS = ['1M', '1w', '1d', '4h', '1h', '30m', '15m', '5m', '1m', 'c', 'a'] as const;
-export type Interval = (typeof INTERVALS)[number];
-
-export const LOOKBACKS: Record<string, DurationLikeObject> = {
-  '30-minutes': { minutes: 30 },
-  '1-hour': { hours: 1 },
-  '3-hours': { hours: 3 },
-  '6-hours': { hours: 6 },
-  '12-hours': { hours: 12 },
-  '1-day': { days: 1 },
-  '7-days': { days: 7 },
-  '1-month': { months: 1 },
-  '3-months': { months: 3 },
-  '6-months': { months: 6 },
-  '1-year': { years: 1 },
-};
-
-export const SESSIONS = ['pre-market', 'opening-bell', 'market-hours', 'closing-bell', 'after-hours', 'blue-ocean', 'weekend-hours'] as const;
-export type Session = (typeof SESSIONS)[number];
+import { DateTime } from 'luxon';
+import { DEFAULT_SESSION_ZONE, LOOKBACKS, type FixedInterval, type Interval, type Session } from './facts.ts';
 
 /** Session hours on weekdays, local time, [start, end) in minutes after midnight (addendum section 5). */
 const SESSION_HOURS: Record<Exclude<Session, 'weekend-hours'>, [number, number]> = {
@@ -32,8 +13,6 @@ const SESSION_HOURS: Record<Exclude<Session, 'weekend-hours'>, [number, number]>
   'after-hours': [16 * 60, 20 * 60],
   'blue-ocean': [20 * 60, 28 * 60], // to 04:00 of the next day
 };
-
-export const DEFAULT_SESSION_ZONE = 'America/New_York';
 
 /** [from, to) in epoch ms. */
 export type Range = [number, number];
@@ -55,6 +34,52 @@ const DAY = 86_400_000;
 const floorTo = (t: number, unit: number) => Math.floor(t / unit) * unit;
 const ceilTo = (t: number, unit: number) => Math.ceil(t / unit) * unit;
 
+/** A session's days: `this` or `last` week (weeks start on Sunday), day 0 (Sunday) to 6. */
+export interface SessionDay {
+  week: 'this' | 'last';
+  day: number;
+}
+
+/** What picks a window's time (specification 4.1): explicit bounds, a lookback, a session, or none (the last 24 hours). */
+export type WindowSpan =
+  | { kind: 'range'; from: number; to: number }
+  | { kind: 'lookback'; lookback: string }
+  | { kind: 'session'; session: Session; days: SessionDay[] }
+  | { kind: 'last-day' };
+
+/** A market request's window: its ranges, bucket zone and plan of stored rows to read. */
+export interface MarketWindow {
+  interval: Interval;
+  ranges: Range[];
+  /** Zone buckets align to: market_hours_timezone when given (a session's zone for a session), else UTC. */
+  zone: string;
+  /** Whether buckets are zoned (timestamps are then written with the zone's offset). */
+  zoned: boolean;
+  plan: BucketPlan;
+}
+
+/** The window of a span at `now`; `zone` is market_hours_timezone when given. */
+export function marketWindow(interval: Interval, span: WindowSpan, zone: string | undefined, now: number): MarketWindow {
+  let ranges: Range[];
+  if (span.kind === 'session') ranges = sessionRanges(span.session, span.days, zone ?? DEFAULT_SESSION_ZONE, now);
+  else if (span.kind === 'lookback') ranges = [lookbackRange(span.lookback, now)];
+  else if (span.kind === 'range') ranges = [[span.from, span.to]];
+  else ranges = [[now - DAY, now]];
+  // Buckets follow the session's zone too, when a session picks the window.
+  const bucketZone = zone ?? (span.kind === 'session' ? DEFAULT_SESSION_ZONE : 'UTC');
+  return { interval, ranges, zone: bucketZone, zoned: bucketZone !== 'UTC', plan: planBuckets(interval, ranges, bucketZone) };
+}
+
+/** The same window aggregated otherwise (the leaderboard ranks over the whole window whatever the interval). */
+export function withInterval(w: MarketWindow, interval: Interval): MarketWindow {
+  return interval === w.interval ? w : { ...w, interval, plan: planBuckets(interval, w.ranges, w.zone) };
+}
+
+/** From the window's first instant to its last (epoch ms); 0 for an empty window. */
+export function spanOf(w: Pick<MarketWindow, 'ranges'>): number {
+  return w.ranges.length === 0 ? 0 : w.ranges[w.ranges.length - 1]![1] - w.ranges[0]![0];
+}
+
 /** The window ending now for a lookback. */
 export function lookbackRange(lookback: string, now: number): Range {
   return [DateTime.fromMillis(now, { zone: 'utc' }).minus(LOOKBACKS[lookback]!).toMillis(), now];
@@ -64,7 +89,7 @@ export function lookbackRange(lookback: string, now: number): Range {
  * A session's intervals on the selected days (`this`/`last` week, weeks starting on
  * Sunday, day 0 = Sunday), in the session's time zone, clipped to now. DST follows the zone.
  */
-export function sessionRanges(session: Session, days: { week: 'this' | 'last'; day: number }[], zone: string, now: number): Range[] {
+export function sessionRanges(session: Session, days: SessionDay[], zone: string, now: number): Range[] {
   const local = DateTime.fromMillis(now, { zone });
   // luxon weekdays: 1 = Monday ... 7 = Sunday. Sunday starts the week here.
   const sunday = local.startOf('day').minus({ days: local.weekday % 7 });
@@ -272,8 +297,6 @@ export function bucketStart(interval: FixedInterval, t: number, zone: string): n
     }
   }
 }
-
-export type FixedInterval = Exclude<Interval, 'a' | 'c'>;
 
 const SUB_DAY_MS: Partial<Record<FixedInterval, number>> = { '1m': MIN, '5m': 5 * MIN, '15m': 15 * MIN, '30m': 30 * MIN, '1h': HOUR, '4h': 4 * HOUR };
 

@@ -1,6 +1,6 @@
 // Users and their memberships. The password hash is argon2id; it never leaves this module
 // except to the code that verifies it.
-import type { ClickHouse } from '../clickhouse.ts';
+import type { ClickHouse } from '../../lib/clickhouse.ts';
 
 export interface User {
   id: number;

@@ -1,6 +1,6 @@
 // Reads of the stored per-minute order-book rows (operators' view; the market endpoints
 // read through api/market/).
-import type { ClickHouse } from '../clickhouse.ts';
+import type { ClickHouse } from '../../../lib/clickhouse.ts';
 
 export interface OrderBookMinute {
   exchange: string;

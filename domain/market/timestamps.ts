@@ -2,21 +2,21 @@
 // with `Z`, or with the offset of market_hours_timezone when it was given) and, for `c`,
 // the bucket's `interval`; none for `a`. Written two ways that must agree: by luxon for
 // rows built in Node, and by SQL for rows ClickHouse writes itself (the uptime endpoints,
-// see query.ts). test/api/timestamps.test.ts compares the two.
+// see repositories/uptime.ts). test/api/timestamps.test.ts compares the two.
 import { DateTime } from 'luxon';
 import type { Params } from '../../lib/clickhouse.ts';
-import type { WindowParams } from './params.ts';
+import type { MarketWindow } from './window.ts';
 
 export type TimeColumns = Record<string, string>;
 
 /** The names of the time columns, in row order. */
-export function timeColumnNames(w: Pick<WindowParams, 'interval'>): string[] {
+export function timeColumnNames(w: Pick<MarketWindow, 'interval'>): string[] {
   if (w.interval === 'a') return [];
   return w.interval === 'c' ? ['timestamp', 'interval'] : ['timestamp'];
 }
 
 /** The time columns of bucket `b` (epoch seconds; for `c` the bucket's index in the plan). */
-export function timestampOf(w: WindowParams, b: number): TimeColumns {
+export function timestampOf(w: MarketWindow, b: number): TimeColumns {
   if (w.interval === 'a') return {};
   const bucket = w.interval === 'c' ? w.plan.buckets![b]! : undefined;
   const ms = bucket ? bucket.start : b * 1000;
@@ -26,26 +26,28 @@ export function timestampOf(w: WindowParams, b: number): TimeColumns {
 }
 
 /**
- * The select-list items that write timestampOf's columns from a column `b`, their values
- * bound into `params` (names prefixed ts_). Empty for `a`. For `c` the strings of each
+ * The select-list items that write timestampOf's columns from a column `b`, with the
+ * values they bind (names prefixed ts_). Empty for `a`. For `c` the strings of each
  * bucket are made here by timestampOf and looked up by index.
  */
-export function timestampSql(w: WindowParams, params: Params): string {
-  if (w.interval === 'a') return '';
+export function timestampSql(w: MarketWindow): { text: string; params: Params } {
+  if (w.interval === 'a') return { text: '', params: {} };
   if (w.interval === 'c') {
     const cols = w.plan.buckets!.map((_, i) => timestampOf(w, i));
-    params.ts_strings = cols.map((c) => c.timestamp!);
-    params.ts_intervals = cols.map((c) => c.interval!);
-    return '{ts_strings:Array(String)}[b + 1] AS `timestamp`, {ts_intervals:Array(String)}[b + 1] AS `interval`';
+    return {
+      text: '{ts_strings:Array(String)}[b + 1] AS `timestamp`, {ts_intervals:Array(String)}[b + 1] AS `interval`',
+      params: { ts_strings: cols.map((c) => c.timestamp!), ts_intervals: cols.map((c) => c.interval!) },
+    };
   }
   const zone = w.zoned ? w.zone : 'UTC';
   // luxon writes `Z` for a fixed zero offset (UTC itself), `+00:00` for a zone that is at
   // zero only for now (Europe/London in winter).
   const probe = DateTime.fromMillis(0, { zone });
-  params.ts_zone = zone;
-  params.ts_fixed_zero = probe.isOffsetFixed && probe.offset === 0 ? 1 : 0;
-  return `concat(formatDateTime(toDateTime(b, {ts_zone:String}), '%Y-%m-%dT%H:%i:%S'),
+  return {
+    text: `concat(formatDateTime(toDateTime(b, {ts_zone:String}), '%Y-%m-%dT%H:%i:%S'),
     if({ts_fixed_zero:UInt8} = 1, 'Z', concat(if(timeZoneOffset(toDateTime(b, {ts_zone:String})) < 0, '-', '+'),
       leftPad(toString(intDiv(abs(timeZoneOffset(toDateTime(b, {ts_zone:String}))), 3600)), 2, '0'), ':',
-      leftPad(toString(intDiv(abs(timeZoneOffset(toDateTime(b, {ts_zone:String}))) % 3600, 60)), 2, '0')))) AS \`timestamp\``;
+      leftPad(toString(intDiv(abs(timeZoneOffset(toDateTime(b, {ts_zone:String}))) % 3600, 60)), 2, '0')))) AS \`timestamp\``,
+    params: { ts_zone: zone, ts_fixed_zero: probe.isOffsetFixed && probe.offset === 0 ? 1 : 0 },
+  };
 }

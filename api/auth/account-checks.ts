@@ -1,8 +1,8 @@
 // Checks shared by the account endpoints (issue 4): per-account and per-address throttles,
 // re-entering the password, the two-factor code and the lockout, the id in a path.
 import type { Middleware } from 'koa';
-import { verifyPassword } from '../../lib/passwords.ts';
-import type { UserWithHash } from '../../lib/repositories/users.ts';
+import { verifyPassword } from '../../domain/accounts/passwords.ts';
+import type { UserWithHash } from '../../domain/accounts/users.ts';
 import type { ApiDeps, ThrottleLimits } from '../deps.ts';
 import { principalOf } from '../http/auth.ts';
 import { badRequest, invalidToken, messageError, notFound } from '../http/errors.ts';

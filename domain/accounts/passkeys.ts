@@ -1,7 +1,7 @@
 // WebAuthn credentials (passkeys). Removal writes a new version of the row with
 // deleted_at; the signature counter after each sign-in goes to passkey_counters, so a
 // sign-in never rewrites (or brings back) the passkey's own row.
-import type { ClickHouse } from '../clickhouse.ts';
+import type { ClickHouse } from '../../lib/clickhouse.ts';
 
 export interface Passkey {
   id: number;

@@ -1,10 +1,10 @@
 // Loads a reference-data fixture (addendum section 2): validated whole first, against its
 // JSON Schema and against what it refers to, then upserted. A bad file names the broken
 // entry and writes nothing. Loading the same file twice leaves the same state.
-import { describeErrors, validateFixture, type FixtureFile } from '../schemas/index.ts';
-import type { ReferenceRepository, Coverage } from './repositories/reference.ts';
-import type { UserRepository } from './repositories/users.ts';
-import { hashPassword, verifyPassword } from './passwords.ts';
+import { describeErrors, validateFixture, type FixtureFile } from '../../schemas/index.ts';
+import type { ReferenceRepository, Coverage } from './repository.ts';
+import type { UserRepository } from '../accounts/users.ts';
+import { hashPassword, verifyPassword } from '../accounts/passwords.ts';
 
 export class FixtureError extends Error {
   constructor(readonly problems: string[]) {

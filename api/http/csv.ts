@@ -1,6 +1,6 @@
 import { stringify } from 'csv-stringify/sync';
 import type { Context } from 'koa';
-import { badRequest } from '../http/errors.ts';
+import { badRequest } from './errors.ts';
 
 /** `type=csv` and `filename` come from the query string on GET and POST alike. */
 export function wantsCsv(ctx: Context): { csv: boolean; filename: string } {

@@ -1,25 +1,36 @@
-// Writes closed minute rows and the processor's progress; reads back what is written when
-// a processor starts. The table is one of a fixed list, bound as an Identifier.
+// Writes closed minute rows of a family and the processor's progress; reads back what is
+// written when a processor starts. The table is the family's, bound as an Identifier.
 import crypto from 'node:crypto';
-import type { ClickHouse } from '../../lib/clickhouse.ts';
-import type { ClosedMinute } from '../shell/minute-windows.ts';
+import type { ClickHouse } from '../../../lib/clickhouse.ts';
+import type { Family } from '../families/family.ts';
 
-export type MinuteTable = 'book_minutes' | 'trade_minutes' | 'derivative_minutes';
+/** A pair's closed minute and its row of the family's minute table. */
+export interface MinuteRow<Row> {
+  exchange: string;
+  pair: string;
+  /** Minute start, epoch ms. */
+  minute: number;
+  row: Row;
+}
 
 export class MinuteRepository<Row extends object> {
+  private readonly table: string;
+
   constructor(
     private readonly ch: ClickHouse,
-    private readonly table: MinuteTable,
-  ) {}
+    family: Family,
+    private readonly now: () => number,
+  ) {
+    this.table = family.tables.minutes;
+  }
 
   /**
    * Inserts closed minutes as one block. The deduplication token is derived from the
-   * minutes' keys, so a retried insert of the same batch is dropped by ClickHouse, in the
-   * table and in the rollup views it feeds.
+   * minutes' keys, so a retried insert of the same batch is dropped by ClickHouse.
    */
-  async insert(minutes: ClosedMinute<Row>[]): Promise<void> {
+  async insert(minutes: MinuteRow<Row>[]): Promise<void> {
     if (minutes.length === 0) return;
-    const closed_at = Date.now();
+    const closed_at = this.now();
     const rows = minutes.map((m) => ({ exchange: m.exchange, pair: m.pair, minute: Math.floor(m.minute / 1000), ...m.row, closed_at }));
     const token = crypto.createHash('sha256');
     token.update(this.table);
@@ -56,7 +67,7 @@ export class MinuteRepository<Row extends object> {
   }
 
   async saveProgress(groupId: string, topic: string, processed: Map<number, bigint>): Promise<void> {
-    const updated_at = Date.now();
+    const updated_at = this.now();
     const rows = [...processed].map(([partition, next]) => ({ group_id: groupId, topic, partition, offset: String(next), updated_at }));
     await this.ch.insert('processor_progress', rows);
   }

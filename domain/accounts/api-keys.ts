@@ -1,7 +1,7 @@
 // Scoped API keys. Only the SHA-256 of a key is stored; the prefix (the key's first
 // characters) finds the row. Revocation writes a new version of the row; the last use is
 // kept apart in api_key_usage, so recording a use never rewrites the key's own row.
-import type { ClickHouse } from '../clickhouse.ts';
+import type { ClickHouse } from '../../lib/clickhouse.ts';
 
 export interface ApiKeyRecord {
   id: number;

@@ -19,12 +19,12 @@
 // answers too large to keep (MAX_CACHED_ROWS) and views asked for the first time.
 import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
-import { levelName } from '../../processors/metrics/levels.ts';
-import type { MarketRepository, UptimeQuery } from './query.ts';
-import { rowRanks } from './query.ts';
+import { levelName, type FixedInterval } from '../../domain/market/facts.ts';
+import { rowRanks, type UptimeQuery, type UptimeRepository } from '../../domain/market/repositories/uptime.ts';
+import type { WriteCounts } from '../../domain/market/repositories/write-counts.ts';
 import { sealedBefore, writesIn, type SealingOptions } from './sealing.ts';
 import { SEP, locate, withBuckets, type Segment, type UptimeCache } from './uptime-cache.ts';
-import { bucketsOf, mergeRanges, planBuckets, type FixedInterval, type WindowBucket } from './window.ts';
+import { bucketsOf, mergeRanges, planBuckets, spanOf, type WindowBucket } from '../../domain/market/window.ts';
 
 const MIN = 60_000;
 const HOUR = 3_600_000;
@@ -50,7 +50,8 @@ type Computed = Map<number, (Buffer | undefined)[]>;
 
 export class UptimeRows {
   constructor(
-    private readonly market: MarketRepository,
+    private readonly uptime: UptimeRepository,
+    private readonly writeCounts: WriteCounts,
     private readonly cache: UptimeCache,
     private readonly opts: SealingOptions,
   ) {}
@@ -58,9 +59,9 @@ export class UptimeRows {
   /** The response body: a JSON array of rows. */
   async json(q: UptimeQuery): Promise<Readable | string> {
     const { interval, ranges } = q.window;
-    if (!this.cache.enabled || interval === 'a' || interval === 'c' || q.pairs.length === 0 || ranges.length === 0) return this.market.uptimeJson(q);
-    const span = ranges[ranges.length - 1]![1] - ranges[0]![0];
-    if (q.pairs.length * Math.ceil(span / SHORTEST_MS[interval] + 1) > MAX_CACHED_ROWS) return this.market.uptimeJson(q);
+    if (!this.cache.enabled || interval === 'a' || interval === 'c' || q.pairs.length === 0 || ranges.length === 0) return this.uptime.json(q);
+    const span = spanOf(q.window);
+    if (q.pairs.length * Math.ceil(span / SHORTEST_MS[interval] + 1) > MAX_CACHED_ROWS) return this.uptime.json(q);
     const buckets = bucketsOf(interval, ranges, q.window.zone);
     if (buckets.length === 0) return '[]';
 
@@ -80,9 +81,9 @@ export class UptimeRows {
     // Segments are filled only for a view asked for before (its row shape, pairs and span):
     // building them costs more than the answer ClickHouse writes whole, which a one-off
     // view should not pay.
-    if (!early && !this.cache.seen.check(createHash('sha1').update(`${span}\n${keys.join('\n')}`).digest('base64'))) return this.market.uptimeJson(q);
+    if (!early && !this.cache.seen.check(createHash('sha1').update(`${span}\n${keys.join('\n')}`).digest('base64'))) return this.uptime.json(q);
     const [writes, opened] = await Promise.all([
-      keptBuckets.length > 0 ? this.market.writes(['book'], keptBuckets[0]!.start, keptBuckets[keptBuckets.length - 1]!.end).then((w) => w.book) : new Map<number, number>(),
+      keptBuckets.length > 0 ? this.writeCounts.read(['book'], keptBuckets[0]!.start, keptBuckets[keptBuckets.length - 1]!.end).then((w) => w.book) : new Map<number, number>(),
       early ? this.compute(q, buckets.filter((_, i) => !kept[i])) : undefined,
     ]);
 
@@ -114,7 +115,7 @@ export class UptimeRows {
     if (buckets.length === 0) return out;
     const ranges = mergeRanges(buckets.flatMap((b) => b.ranges));
     const sub = { ...q, window: { ...q.window, ranges, plan: planBuckets(q.window.interval, ranges, q.window.zone) } };
-    const { text, lines } = await this.market.uptimeLines(sub);
+    const { text, lines } = await this.uptime.lines(sub);
     for (const line of lines) {
       const rows = out.get(line.bucket * 1000);
       // The SQL's buckets and bucketsOf's must agree: a row elsewhere would be lost silently.

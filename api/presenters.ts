@@ -1,6 +1,6 @@
 // Response shapes shared by several resources (specification part 2).
-import type { Exchange } from '../../lib/repositories/reference.ts';
-import type { User } from '../../lib/repositories/users.ts';
+import type { Exchange } from '../domain/reference/repository.ts';
+import type { User } from '../domain/accounts/users.ts';
 
 export const presentUser = (u: User) => ({
   id: u.id,

@@ -1,7 +1,7 @@
 // The two-factor (TOTP) secret of each user and whether it is active. The secret must be
 // read back to check codes, so it is stored as is (base32), like the rest of ClickHouse
 // behind its access control; disabling clears it.
-import type { ClickHouse } from '../clickhouse.ts';
+import type { ClickHouse } from '../../lib/clickhouse.ts';
 
 export interface TotpDevice {
   userId: number;

@@ -1,8 +1,9 @@
 // From partial aggregates to the rows of the specification (part 2.6) with the
 // definitions of addendum section 4: means over minutes with data, sums for volume,
-// latest funding and open interest. (Uptime rows are computed in ClickHouse: query.ts.)
-import { levelIndex, levelName } from '../../processors/metrics/levels.ts';
-import type { BookPartial, DerivativePartial, TradePartial } from './query.ts';
+// latest funding and open interest. (Uptime rows are computed in ClickHouse:
+// domain/market/repositories/uptime.ts.)
+import { levelIndex, levelName } from '../../../domain/market/facts.ts';
+import type { BookPartial, DerivativePartial, TradePartial } from '../../../domain/market/families/index.ts';
 
 export type Row = Record<string, unknown>;
 
@@ -23,8 +24,8 @@ export function vwap(t: TradePartial | undefined): number | null {
 
 export function derivatives(d: DerivativePartial | undefined): { funding_rate_8h: number | null; usd_open_interest: number | null } {
   return {
-    funding_rate_8h: d && d.funding_ts > 0 ? d.funding : null,
-    usd_open_interest: d && d.oi_ts > 0 ? d.open_interest : null,
+    funding_rate_8h: d && d.funding[0] > 0 ? d.funding[1] : null,
+    usd_open_interest: d && d.open_interest[0] > 0 ? d.open_interest[1] : null,
   };
 }
 
@@ -32,14 +33,14 @@ export function tick(b: BookPartial | undefined): { tick_bps: number | null; tic
   const mid = twap(b);
   const samples = b?.samples ?? 0;
   return {
-    tick_bps: b && b.tick !== null && mid ? (b.tick / mid) * 1e4 : null,
+    tick_bps: b && b.tick_min !== null && mid ? (b.tick_min / mid) * 1e4 : null,
     tick_bps_status: samples >= 10 ? 'ok' : 'insufficient_data',
     tick_bps_samples: samples,
   };
 }
 
 export function priceChange(b: BookPartial | undefined): number | null {
-  return b && b.first_mid > 0 ? 100 * (b.last_mid / b.first_mid - 1) : null;
+  return b && b.first[1] > 0 ? 100 * (b.last[1] / b.first[1] - 1) : null;
 }
 
 type DepthFamily = 'bid' | 'n_bid' | 'ask' | 'n_ask';
@@ -59,10 +60,10 @@ export function depthColumnsWriter(levels: number[], families: DepthFamily[]): (
       const i = at[k]!;
       const f = family[k];
       if (!b) row[names[k]!] = null;
-      else if (f === 'bid') row[names[k]!] = div(b.bid_depth[i], b.depth_minutes);
-      else if (f === 'ask') row[names[k]!] = div(b.ask_depth[i], b.depth_minutes);
-      else if (f === 'n_bid') row[names[k]!] = div(b.bid_count[i], b.minutes);
-      else row[names[k]!] = div(b.ask_count[i], b.minutes);
+      else if (f === 'bid') row[names[k]!] = div(b.bid_depth_sum[i], b.depth_minutes);
+      else if (f === 'ask') row[names[k]!] = div(b.ask_depth_sum[i], b.depth_minutes);
+      else if (f === 'n_bid') row[names[k]!] = div(b.bid_count_sum[i], b.minutes);
+      else row[names[k]!] = div(b.ask_count_sum[i], b.minutes);
     }
   };
 }

@@ -1,7 +1,7 @@
 // Exchanges, organizations, assets, pairs, coverage and wallets. Reads use FINAL so an
 // upsert from a fixture load is visible to the next request.
-import type { ClickHouse } from '../clickhouse.ts';
-import { SHARED_READS, SharedReads, type SharedReadsOptions } from '../shared-reads.ts';
+import type { ClickHouse } from '../../lib/clickhouse.ts';
+import { SHARED_READS, SharedReads, type SharedReadsOptions } from '../../lib/shared-reads.ts';
 
 export interface Exchange { slug: string; name: string; icon_url: string; region: string }
 export interface Organization { slug: string; name: string; kind: 'project' | 'market_maker' }
@@ -107,40 +107,4 @@ export class ReferenceSnapshot {
   invalidate(): void {
     this.reads.invalidate();
   }
-}
-
-/**
- * What an organization covers (addendum section 2): the assets it owns plus those of its
- * coverage rows, with the exchanges and pairs listed there (all pairs of an asset when none).
- */
-export interface OrganizationScope {
-  organization: Organization;
-  assets: Asset[];
-  exchanges: Exchange[];
-  pairs: Pair[];
-}
-
-export function scopeOf(
-  org: Organization,
-  ref: { assets: readonly Asset[]; exchanges: readonly Exchange[]; pairs: readonly Pair[]; coverage: readonly Coverage[] },
-): OrganizationScope {
-  const covered = new Map<string, Coverage | null>();
-  for (const a of ref.assets) if (a.owner === org.slug) covered.set(a.symbol, null);
-  for (const c of ref.coverage) if (c.organization === org.slug) covered.set(c.asset, c);
-
-  const pairs = ref.pairs.filter((p) => {
-    if (!covered.has(p.asset)) return false;
-    const c = covered.get(p.asset);
-    if (!c) return true;
-    if (c.exchanges.length > 0 && !c.exchanges.includes(p.exchange)) return false;
-    if (c.pairs.length > 0 && !c.pairs.includes(p.pair)) return false;
-    return true;
-  });
-  const exchangeSlugs = new Set(pairs.map((p) => p.exchange));
-  return {
-    organization: org,
-    assets: ref.assets.filter((a) => covered.has(a.symbol)),
-    exchanges: ref.exchanges.filter((e) => exchangeSlugs.has(e.slug)),
-    pairs,
-  };
 }

@@ -1,0 +1,205 @@
+// The parameters of the market endpoints (specification 4.1, 4.5-4.7, 4.13, 4.14; addendum
+// section 3), as one ajv schema. They arrive as a query string (strings, repeated keys) or
+// a JSON body (lists as arrays or comma-separated strings, numbers as numbers): `normalize`
+// makes both one shape first. An empty value or an empty list is the parameter left out
+// (its default). Messages name the value that was refused, as clients of these endpoints
+// know them.
+import type { ErrorObject } from 'ajv';
+import { DateTime, IANAZone } from 'luxon';
+import { INTERVALS, LEVELS_BPS, LOOKBACKS, SESSIONS, type Interval, type Session } from '../../../domain/market/facts.ts';
+import type { SessionDay } from '../../../domain/market/window.ts';
+import { createAjv } from '../../../schemas/index.ts';
+import type { FieldErrors } from '../../http/errors.ts';
+
+export type RawParams = Record<string, unknown>;
+
+/** The parameters once valid. Lists are never empty: an empty one was left out. */
+export interface MarketParams {
+  interval?: Interval;
+  time_start?: string;
+  time_end?: string;
+  lookback?: string;
+  market_hours_session?: Session;
+  market_hours_days?: SessionDay[];
+  market_hours_timezone?: string;
+  assets?: string[];
+  bps?: number[];
+  amounts?: number[];
+  exchanges?: string[];
+  market_type?: 'all' | 'spot' | 'perp';
+  page?: number;
+  sort_by?: string;
+  sort_direction?: 'asc' | 'desc';
+}
+
+const LISTS = ['assets', 'bps', 'amounts', 'exchanges', 'market_hours_days'] as const;
+
+/** The window's parameters: their problems are reported before any other's. */
+export const WINDOW_FIELDS = ['interval', 'time_start', 'time_end', 'lookback', 'market_hours_session', 'market_hours_days', 'market_hours_timezone'] as const;
+
+/** The order fields are reported in. */
+const FIELD_ORDER = [...WINDOW_FIELDS, 'assets', 'bps', 'amounts', 'exchanges', 'market_type', 'page', 'sort_by', 'sort_direction'];
+
+const MAX_LIST = { bps: 25, amounts: 25, exchanges: 100 };
+
+/** A bad list: not strings, numbers or (for days) objects. */
+const NOT_A_LIST = Symbol('not a list');
+
+function normalizeList(name: (typeof LISTS)[number], v: unknown): unknown {
+  const items = Array.isArray(v) ? v : [v];
+  const out: unknown[] = [];
+  for (const item of items) {
+    if (typeof item === 'string') {
+      for (const part of item.split(',')) if (part.trim() !== '') out.push(part.trim());
+    } else if (typeof item === 'number' && Number.isFinite(item)) out.push(String(item));
+    else if (name === 'market_hours_days' && item !== null && typeof item === 'object' && !Array.isArray(item)) out.push(item);
+    else return NOT_A_LIST;
+  }
+  if (name !== 'market_hours_days') return out.length === 0 ? undefined : out;
+  // `<week>:<day>` strings become {week, day}; a string of another form stays, to be refused by name.
+  const days = out.map((item) => {
+    if (typeof item !== 'string') return item;
+    const m = /^(\w+)\s*:\s*(-?\d+)$/.exec(item);
+    return m ? { week: m[1], day: Number(m[2]) } : item;
+  });
+  return days.length === 0 ? undefined : days;
+}
+
+/** Both forms as one: lists as arrays of strings, scalars as strings; empty values dropped. */
+export function normalize(raw: RawParams): { params: RawParams; problems: FieldErrors } {
+  const params: RawParams = {};
+  const problems: FieldErrors = {};
+  for (const [name, v] of Object.entries(raw)) {
+    if (v === undefined || v === null || v === '') continue;
+    if ((LISTS as readonly string[]).includes(name)) {
+      const list = normalizeList(name as (typeof LISTS)[number], v);
+      if (list === NOT_A_LIST) problems[name] = ['Expected a list of values or a comma-separated string.'];
+      else if (list !== undefined) params[name] = list;
+      continue;
+    }
+    // A repeated query key with one value, or a one-element array, is that value.
+    const one = Array.isArray(v) && v.length === 1 ? v[0] : v;
+    if (Array.isArray(one) && one.length === 0) continue;
+    params[name] = typeof one === 'string' ? one.trim() : one;
+  }
+  return { params, problems };
+}
+
+const ajv = createAjv({ coerceTypes: true, verbose: true, removeAdditional: false });
+ajv.addFormat('iso-instant', {
+  type: 'string',
+  // An unencoded "+05:30" in a query string arrives as " 05:30".
+  validate: (s: string) => DateTime.fromISO(withOffsetSign(s), { zone: 'utc', setZone: true }).isValid,
+});
+ajv.addFormat('time-zone', { type: 'string', validate: (s: string) => IANAZone.isValidZone(s) });
+
+/** The value of a time parameter as given, with a "+" an unencoded query string lost put back. */
+export const withOffsetSign = (s: string): string => s.replace(/ (\d{2}(?::?\d{2})?)$/, '+$1');
+
+const choice = (values: readonly string[]) => ({ type: 'string', enum: [...values] });
+
+/** The schema of every endpoint's parameters; `intervals` is what the endpoint accepts. */
+function schemaFor(intervals: readonly Interval[]) {
+  return {
+    type: 'object',
+    properties: {
+      interval: choice(intervals),
+      time_start: { type: 'string', format: 'iso-instant' },
+      time_end: { type: 'string', format: 'iso-instant' },
+      lookback: choice(Object.keys(LOOKBACKS)),
+      market_hours_session: choice(SESSIONS),
+      market_hours_days: {
+        type: 'array',
+        items: {
+          type: 'object',
+          required: ['week', 'day'],
+          properties: { week: { type: 'string', enum: ['this', 'last'] }, day: { type: 'integer', minimum: 0, maximum: 6 } },
+        },
+      },
+      market_hours_timezone: { type: 'string', format: 'time-zone' },
+      // Their bound depends on the caller (params.ts: assetsOf).
+      assets: { type: 'array', items: { type: 'string' } },
+      bps: { type: 'array', maxItems: MAX_LIST.bps, items: { type: 'number', enum: [...LEVELS_BPS] } },
+      amounts: { type: 'array', maxItems: MAX_LIST.amounts, items: { type: 'number', exclusiveMinimum: 0, maximum: Number.MAX_VALUE } },
+      exchanges: { type: 'array', maxItems: MAX_LIST.exchanges, items: { type: 'string' } },
+      market_type: choice(['all', 'spot', 'perp']),
+      page: { type: 'integer', minimum: 1 },
+      sort_by: { type: 'string' },
+      sort_direction: choice(['asc', 'desc']),
+    },
+  };
+}
+
+export const validators = {
+  any: ajv.compile<MarketParams>(schemaFor(INTERVALS)),
+  /** Summary answers one aggregate over the window. */
+  wholeWindow: ajv.compile<MarketParams>(schemaFor(['a'])),
+};
+
+/** One ajv error in the words these endpoints use, naming the value refused. */
+function messageOf(field: string, e: ErrorObject): string {
+  const value = e.data;
+  const shown = typeof value === 'string' ? value : JSON.stringify(value);
+  if (e.keyword === 'type' && e.params.type === 'string' && e.instancePath.split('/').length === 2) return 'Not a valid string.';
+  switch (field) {
+    case 'time_start':
+    case 'time_end':
+      return 'Enter a valid ISO 8601 date-time, e.g. 2026-06-25T10:00:00Z.';
+    case 'market_hours_timezone':
+      return `"${shown}" is not a known time zone name (e.g. America/New_York).`;
+    case 'market_hours_days':
+      if (e.keyword === 'type' && e.instancePath.split('/').length === 3) return `"${shown}" is not <week>:<day>, e.g. this:1.`;
+      if (e.instancePath.endsWith('/week') || (e.keyword === 'required' && e.params.missingProperty === 'week')) return 'week must be "this" or "last".';
+      return 'day must be 0 (Sunday) to 6 (Saturday).';
+    case 'bps':
+      if (e.keyword === 'maxItems') break;
+      return `"${shown}" is not a supported level; supported: ${LEVELS_BPS.join(', ')}.`;
+    case 'amounts':
+      if (e.keyword === 'maxItems') break;
+      return `"${shown}" is not a positive number of USD.`;
+    case 'page':
+      return 'A valid integer >= 1 is required.';
+  }
+  if (e.keyword === 'maxItems') return `Ensure this field has no more than ${String(e.params.limit)} elements.`;
+  if (e.keyword === 'enum') return `"${shown}" is not a valid choice; expected one of: ${(e.params.allowedValues as unknown[]).join(', ')}.`;
+  return 'Invalid value.';
+}
+
+/** Problems by field, in the order fields are reported in. */
+export class Problems {
+  private readonly byField = new Map<string, string[]>();
+
+  add(field: string, message: string): void {
+    const list = this.byField.get(field) ?? [];
+    if (!list.includes(message)) list.push(message);
+    this.byField.set(field, list);
+  }
+
+  addAjv(errors: ErrorObject[]): void {
+    for (const e of errors) {
+      const field = e.instancePath.split('/')[1] ?? '';
+      this.add(field, messageOf(field, e));
+    }
+  }
+
+  addAll(fields: FieldErrors): void {
+    for (const [field, messages] of Object.entries(fields)) for (const m of messages as string[]) this.add(field, m);
+  }
+
+  /** Whether some of `fields` (all when not given) have problems. */
+  any(fields?: readonly string[]): boolean {
+    return fields ? fields.some((f) => this.byField.has(f)) : this.byField.size > 0;
+  }
+
+  /** The problems of `fields` (all when not given), ordered as fields are reported. */
+  fields(fields?: readonly string[]): FieldErrors {
+    const names = [...this.byField.keys()].filter((f) => !fields || fields.includes(f));
+    names.sort((a, b) => rank(a) - rank(b));
+    return Object.fromEntries(names.map((f) => [f, this.byField.get(f)!]));
+  }
+}
+
+const rank = (field: string) => {
+  const i = FIELD_ORDER.indexOf(field);
+  return i < 0 ? FIELD_ORDER.length : i;
+};
