@@ -4,17 +4,33 @@
 // {name:Type}; only identifiers the code itself chose are ever part of the SQL text.
 import { createClient, type ClickHouseClient, type ClickHouseSettings } from '@clickhouse/client';
 import { createChdbConnection } from 'chdb/connection';
+import diagnostics from 'node:diagnostics_channel';
 import fs from 'node:fs';
+import type { ClientRequest, IncomingMessage } from 'node:http';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import type { Config } from './config.ts';
+import { createLogger, type Logger } from './log.ts';
 
 export type Params = Record<string, unknown>;
 type ChdbAsClientConnection = NonNullable<NonNullable<Parameters<typeof createClient>[0]>['connection']>;
 
 export interface InsertOptions {
-  /** Makes a retried insert of the same rows a no-op (ClickHouse insert deduplication). */
+  /**
+   * Makes a retried insert of the same rows a no-op (ClickHouse insert deduplication). Only
+   * an insert with a token is retried after a transient error: without one, an attempt that
+   * failed after the server wrote the block would be written twice.
+   */
   dedupToken?: string;
+}
+
+export interface CommandOptions {
+  /**
+   * Running the statement twice leaves what running it once does (CREATE ... IF NOT EXISTS,
+   * an INSERT ... SELECT recompute into a ReplacingMergeTree), so it is retried after a
+   * transient error. Unmarked commands are not: a failed attempt may still have run.
+   */
+  idempotent?: boolean;
 }
 
 export interface ClickHouse {
@@ -31,14 +47,15 @@ export interface ClickHouse {
    * For callers that pick rows of the answer apart by key (api/market/uptime.ts).
    */
   jsonLines(sql: string, keys: string[], columns: string[], params?: Params): Promise<Buffer>;
-  command(sql: string, params?: Params): Promise<void>;
+  command(sql: string, params?: Params, opts?: CommandOptions): Promise<void>;
   insert<T extends object>(table: string, rows: T[], opts?: InsertOptions): Promise<void>;
   close(): Promise<void>;
 }
 
 export class ClickHouseQueryError extends Error {
-  constructor(readonly queryId: string, cause: unknown) {
-    super(`ClickHouse query ${queryId} failed: ${(cause as Error)?.message ?? String(cause)}`, { cause });
+  /** queryId is the last attempt's; attempts counts them all. */
+  constructor(readonly queryId: string, cause: unknown, readonly attempts = 1) {
+    super(`ClickHouse query ${queryId} failed after ${attempts} attempt${attempts === 1 ? '' : 's'}: ${(cause as Error)?.message ?? String(cause)}`, { cause });
     this.name = 'ClickHouseQueryError';
   }
 }
@@ -64,7 +81,92 @@ export interface OpenOptions {
    * sharing the cores with it (ops/service.ts).
    */
   priority?: number;
+  /** Retries after transient errors (see transientReason); `{ retries: 0 }` turns them off. */
+  retry?: RetryPolicy;
+  /** Where retries are logged; by default stderr, at warn, as `clickhouse.<name>`. */
+  log?: Logger;
 }
+
+export interface RetryPolicy {
+  /** Attempts after the first; default 3. */
+  retries?: number;
+  /** The first backoff; each next one doubles, up to maxDelayMs. Default 100. */
+  baseDelayMs?: number;
+  /** Default 1000. */
+  maxDelayMs?: number;
+}
+
+/**
+ * ClickHouse error codes (src/Common/ErrorCodes.cpp) that say the server, or a replica or
+ * Keeper behind it, could not take the statement just then, not that the statement is
+ * wrong. The set is the one ClickHouse's Kafka connector retries, less the codes that also
+ * mean a lasting condition here: READONLY (164, also a read-only user), MEMORY_LIMIT_EXCEEDED
+ * (241, a query over its own limit fails again), FILE_DOESNT_EXIST (107),
+ * UNEXPECTED_END_OF_FILE (3) and SYSTEM_ERROR (425).
+ */
+const TRANSIENT_CLICKHOUSE_CODES = new Set([
+  159, // TIMEOUT_EXCEEDED: nothing here sets max_execution_time, so a wait on the server (locks, replicas) ran out
+  202, // TOO_MANY_SIMULTANEOUS_QUERIES: refused before running
+  203, // NO_FREE_CONNECTION: the server's pool to another server is exhausted
+  209, // SOCKET_TIMEOUT
+  210, // NETWORK_ERROR
+  242, // TABLE_IS_READ_ONLY: a replica that lost its Keeper session, until it reconnects
+  252, // TOO_MANY_PARTS: the insert is refused until merges catch up
+  285, // TOO_FEW_LIVE_REPLICAS: insert quorum not met while a replica is down
+  319, // UNKNOWN_STATUS_OF_INSERT: only inserts with a token are retried, which is what it asks for
+  999, // KEEPER_EXCEPTION: a Keeper session lost or a request to it timed out
+]);
+
+/**
+ * Node's codes for a connection that broke or could not be made. ECONNRESET includes
+ * "socket hang up" (the server closed the connection before answering, e.g. a keep-alive
+ * socket it had already dropped).
+ */
+const TRANSIENT_NODE_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'ECONNABORTED', 'EPIPE', 'ETIMEDOUT', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
+
+/** A proxy or load balancer in front of the server answering for it (no ClickHouse code in the body). */
+const TRANSIENT_HTTP_STATUSES = new Set([502, 503, 504]);
+
+/**
+ * Why an error is worth another attempt, or undefined. By codes only, never by message text:
+ * `code` is ClickHouse's number (a string of digits, on the ClickHouseError of either copy of
+ * client-common: the client's and chdb's) or Node's system error code; failing those, the
+ * HTTP status. The client's own request timeout ("Timeout error.", no code) is not retried:
+ * the statement ran for request_timeout and may still be running on the server.
+ */
+export function transientReason(e: unknown, httpStatus?: number): string | undefined {
+  const code = (e as { code?: unknown } | null | undefined)?.code;
+  if ((typeof code === 'string' && /^\d+$/.test(code)) || typeof code === 'number') {
+    return TRANSIENT_CLICKHOUSE_CODES.has(Number(code)) ? `clickhouse-${code}` : undefined;
+  }
+  if (typeof code === 'string') return TRANSIENT_NODE_CODES.has(code) ? code : undefined;
+  if (httpStatus !== undefined && TRANSIENT_HTTP_STATUSES.has(httpStatus)) return `http-${httpStatus}`;
+  return undefined;
+}
+
+/**
+ * The HTTP status of each answer to a statement in flight over a server, by query id.
+ * @clickhouse/client builds a failed answer's error from its body alone (a ClickHouseError
+ * when the body is ClickHouse's exception text, else an Error of the body) and drops the
+ * status, which is all a proxy's 502/503/504 carries. Node's HTTP client publishes every
+ * response on this channel before handing it on, so the status is here by the time the
+ * error is.
+ */
+const statuses = new Map<string, number | undefined>();
+let watchingStatuses = false;
+function watchStatuses(): void {
+  if (watchingStatuses) return;
+  watchingStatuses = true;
+  diagnostics.subscribe('http.client.response.finish', (message) => {
+    if (statuses.size === 0) return;
+    const { request, response } = message as { request: ClientRequest; response: IncomingMessage };
+    const q = request.path.indexOf('?');
+    const id = q < 0 ? null : new URLSearchParams(request.path.slice(q + 1)).get('query_id');
+    if (id !== null && statuses.has(id)) statuses.set(id, response.statusCode);
+  });
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /**
  * jsonArray's output: ClickHouse's Template format, one row template naming every key,
@@ -130,6 +232,11 @@ export function openClickHouse(config: Pick<Config, 'clickhouseUrl' | 'clickhous
     }
   };
   const nextId = () => `${name}-${process.pid}-${++querySeq}`;
+  const retries = Math.max(0, opts.retry?.retries ?? 3);
+  const baseDelayMs = opts.retry?.baseDelayMs ?? 100;
+  const maxDelayMs = opts.retry?.maxDelayMs ?? 1000;
+  const log = opts.log ?? createLogger('warn', `clickhouse.${name}`);
+  if (config.clickhouseUrl) watchStatuses();
   /** A SELECT's output in ClickHouse's Template format, with JSON escaping, as a stream. */
   const template = (query_id: string, sql: string, params: Params, formats: Record<string, string>): Promise<Readable> =>
     onClient(async (client) => {
@@ -152,18 +259,35 @@ export function openClickHouse(config: Pick<Config, 'clickhouseUrl' | 'clickhous
       });
       return stream;
     });
-  const wrap = async <T>(fn: (queryId: string) => Promise<T>): Promise<T> => {
-    const queryId = nextId();
-    try {
-      return await fn(queryId);
-    } catch (e) {
-      throw new ClickHouseQueryError(queryId, e);
+  /**
+   * Runs fn, and again after a transient error when the statement is safe to repeat, with
+   * exponential backoff and jitter. Each attempt has its own query id (`<id>-r1`, ...): the
+   * server may still be running the one before, and refuses a query id already running.
+   */
+  const wrap = async <T>(retryable: boolean, fn: (queryId: string) => Promise<T>): Promise<T> => {
+    const first = nextId();
+    for (let attempt = 1; ; attempt++) {
+      const queryId = attempt === 1 ? first : `${first}-r${attempt - 1}`;
+      if (config.clickhouseUrl) statuses.set(queryId, undefined);
+      try {
+        return await fn(queryId);
+      } catch (e) {
+        const reason = transientReason(e, statuses.get(queryId));
+        if (!retryable || attempt > retries || reason === undefined) throw new ClickHouseQueryError(queryId, e, attempt);
+        const backoff = Math.min(maxDelayMs, baseDelayMs * 2 ** (attempt - 1));
+        const delayMs = Math.round(backoff / 2 + (Math.random() * backoff) / 2);
+        // Ids and codes only: the SQL, its parameters and the server's message stay out of logs.
+        log.warn('ClickHouse statement failed, retrying', { query_id: queryId, reason, attempt, max_attempts: retries + 1, delay_ms: delayMs });
+        await sleep(delayMs);
+      } finally {
+        statuses.delete(queryId);
+      }
     }
   };
 
   return {
     query: <T>(sql: string, params: Params = {}, settings?: ClickHouseSettings) =>
-      wrap(async (query_id) => {
+      wrap(true, async (query_id) => {
         // 64-bit integers as JSON numbers, on every query (see insert for why explicit).
         const clickhouse_settings: ClickHouseSettings = { output_format_json_quote_64bit_integers: 0, ...perStatement, ...settings };
         return onClient(async (client) => {
@@ -171,23 +295,25 @@ export function openClickHouse(config: Pick<Config, 'clickhouseUrl' | 'clickhous
           return rs.json<T>();
         });
       }),
+    // Retried only until the stream is handed back: an error while the caller reads it, after
+    // part of the answer may have gone on, reaches the caller as the stream's error.
     jsonArray: (sql, columns, params = {}) =>
-      wrap((query_id) =>
+      wrap(true, (query_id) =>
         template(query_id, sql, params, { format_template_row_format: jsonRowTemplate(columns), format_template_resultset_format: JSON_ARRAY.resultset, format_template_rows_between_delimiter: JSON_ARRAY.between }),
       ),
     jsonLines: (sql, keys, columns, params = {}) =>
-      wrap(async (query_id) => {
+      wrap(true, async (query_id) => {
         const stream = await template(query_id, sql, params, { format_template_row_format: keyedRowTemplate(keys, columns), format_template_resultset_format: JSON_LINES.resultset, format_template_rows_between_delimiter: JSON_LINES.between });
         const chunks: Buffer[] = [];
         for await (const chunk of stream) chunks.push(chunk as Buffer);
         return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
       }),
-    command: (sql, params = {}) =>
-      wrap(async (query_id) => {
+    command: (sql, params = {}, opts = {}) =>
+      wrap(opts.idempotent === true, async (query_id) => {
         await onClient((client) => client.command({ query: sql, query_params: params, query_id, clickhouse_settings: perStatement }));
       }),
     insert: (table, rows, opts = {}) =>
-      wrap(async (query_id) => {
+      wrap(Boolean(opts.dedupToken), async (query_id) => {
         if (rows.length === 0) return;
         // Always both settings, with explicit values: the embedded engine applies settings
         // as SET on its session, so a token left from an earlier insert would otherwise

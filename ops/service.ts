@@ -82,8 +82,8 @@ export const INGEST_CLICKHOUSE = { priority: 2 };
 export async function startService(config: Config, log: Logger, opts: ServiceOptions = {}): Promise<Service> {
   const now = opts.now ?? Date.now;
   await ensureDatabase(config);
-  const apiCh = openClickHouse(config, 'api', API_CLICKHOUSE);
-  const ingestCh = openClickHouse(config, 'ingest', INGEST_CLICKHOUSE);
+  const apiCh = openClickHouse(config, 'api', { ...API_CLICKHOUSE, log: log.child('clickhouse') });
+  const ingestCh = openClickHouse(config, 'ingest', { ...INGEST_CLICKHOUSE, log: log.child('clickhouse') });
   const applied = await migrate(ingestCh, log.child('migrate'));
   if (applied > 0) log.info('migrations applied', { count: applied });
 
@@ -158,7 +158,7 @@ export async function startService(config: Config, log: Logger, opts: ServiceOpt
     const faults = new Faults(config.faults);
     for (const [name, make] of [['orderbook', orderBookConsumer], ['trades', tradesConsumer], ['derivatives', derivativesConsumer]] as const) {
       // A connection each: the embedded engine runs one statement at a time per connection.
-      const ch = openClickHouse(config, `ingest-${name}`, INGEST_CLICKHOUSE);
+      const ch = openClickHouse(config, `ingest-${name}`, { ...INGEST_CLICKHOUSE, log: log.child('clickhouse') });
       connections.push(ch);
       const consumer = make(kafka, { config, ch, known, rates, log, faults, now }, { flushIntervalMs: opts.flushMs ?? config.flushIntervalMs });
       await consumer.start();

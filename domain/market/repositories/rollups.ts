@@ -43,6 +43,7 @@ export class Rollups {
          AND (exchange, pair, toStartOfHour(minute)) IN {keys:Array(Tuple(String, String, DateTime('UTC')))}
        GROUP BY exchange, pair, hour_start`,
       { ...params, hours: tables.hours, minutes: tables.minutes, ...range(hours, HOUR), keys: hours.map((k) => new TupleParam([k.exchange, k.pair, k.start / 1000])) },
+      { idempotent: true },
     );
     await this.ch.command(
       `INSERT INTO {days:Identifier} (${this.columns})
@@ -52,8 +53,11 @@ export class Rollups {
          AND (exchange, pair, toStartOfDay(bucket)) IN {keys:Array(Tuple(String, String, DateTime('UTC')))}
        GROUP BY exchange, pair, day_start`,
       { days: tables.days, hours: tables.hours, ...range(days, DAY), keys: days.map((k) => new TupleParam([k.exchange, k.pair, k.start / 1000])) },
+      { idempotent: true },
     );
     // Last, so whoever reads the count after this sees the rows above (004_market_writes.sql).
+    // Not retried: a count written twice would only make readers compute those hours again,
+    // but a failed attempt here fails the flush, which writes the minutes again anyway.
     await this.ch.command(
       `INSERT INTO market_writes (source, hour, writes) SELECT {source:String}, arrayJoin({written:Array(DateTime('UTC'))}), 1`,
       { source: tables.minutes, written: [...new Set(hours.map((k) => k.start / 1000))] },
