@@ -11,7 +11,7 @@ import type { TotpDeviceRepository } from '../domain/accounts/totp-devices.ts';
 import type { OrderBookMinuteRepository } from '../domain/market/repositories/orderbook-minutes.ts';
 import type { User, UserRepository } from '../domain/accounts/users.ts';
 import type { SharedReads } from '../lib/shared-reads.ts';
-import type { ConsumerStats } from '../processors/shell/batch-consumer.ts';
+import type { ConsumerStats } from '../lib/kafka.ts';
 import type { ChallengeStore } from './auth/challenges.ts';
 import type { Locks } from './auth/locks.ts';
 import type { TokenStore } from './auth/tokens.ts';

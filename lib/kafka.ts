@@ -72,3 +72,12 @@ export async function ensureTopics(admin: Admin, config: Pick<Config, 'topicPref
   if (missing.length > 0) await admin.createTopics({ topics: missing, waitForLeaders: true });
   return missing.map((t) => t.topic);
 }
+
+/** What a consumer counts of its messages, as the admin status shows it. */
+export interface ConsumerStats {
+  ok: number;
+  deadLettered: number;
+  skipped: number;
+  flushes: number;
+  skipReasons: Record<string, number>;
+}

@@ -7,6 +7,7 @@ import { Partitioners, type Consumer, type Kafka, type KafkaMessage, type Produc
 import type { Logger } from '../../lib/log.ts';
 import { noFaults, type Faults } from './faults.ts';
 import type { Outcome } from './outcome.ts';
+import type { ConsumerStats } from '../../lib/kafka.ts';
 
 export interface Pipeline {
   process(message: KafkaMessage, partition: number): Outcome<void> | Promise<Outcome<void>>;
@@ -34,13 +35,6 @@ export interface BatchConsumerOptions {
   faults?: Faults;
 }
 
-export interface ConsumerStats {
-  ok: number;
-  deadLettered: number;
-  skipped: number;
-  flushes: number;
-  skipReasons: Record<string, number>;
-}
 
 /** A step that throws is a bug, but one message must not stall its partition. */
 const processingError = (e: unknown): Outcome<void> => ({ kind: 'dead-letter', reason: `processing error: ${(e as Error).message}` });

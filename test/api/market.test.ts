@@ -257,6 +257,22 @@ describe('market endpoints (/v2/metrics/*, /v2/leaderboard/)', function () {
       const page2 = await call('POST', '/v2/leaderboard/', { token, json: { ...base, page: 2 } });
       expect(page2.body).to.deep.equal([]);
     });
+
+    it('sorts by the level a non-canonical number names (bid_500.0bps is bid_500bps)', async () => {
+      const base = { assets: [w.asset, `${w.asset}_PERP`], time_start: new Date(D0).toISOString(), time_end: new Date(D1).toISOString(), bps: [1] };
+      for (const [written, canonical] of [['bid_500.0bps', 'bid_500bps'], ['ask_0.50bps', 'ask_0.5bps'], ['ask_010bps', 'ask_10bps']]) {
+        for (const sort_direction of ['asc', 'desc']) {
+          const r = await call('POST', '/v2/leaderboard/', { token, json: { ...base, sort_by: written, sort_direction } });
+          const c = await call('POST', '/v2/leaderboard/', { token, json: { ...base, sort_by: canonical, sort_direction } });
+          expect(r.status, JSON.stringify(r.body)).to.equal(200);
+          expect(r.body, `${written} ${sort_direction}`).to.deep.equal(c.body);
+        }
+      }
+      // The two rows differ in depth, so the order is not the same both ways: the level decides.
+      const asc = await call('POST', '/v2/leaderboard/', { token, json: { ...base, sort_by: 'bid_500.0bps', sort_direction: 'asc' } });
+      const desc = await call('POST', '/v2/leaderboard/', { token, json: { ...base, sort_by: 'bid_500.0bps', sort_direction: 'desc' } });
+      expect(asc.body.map((x: { pair: string }) => x.pair)).to.deep.equal([...desc.body.map((x: { pair: string }) => x.pair)].reverse());
+    });
   });
 
   describe('regional volume', () => {
@@ -273,6 +289,26 @@ describe('market endpoints (/v2/metrics/*, /v2/leaderboard/)', function () {
       const daily = await call('GET', `/v2/metrics/volume/regional/?assets=${w.asset}&interval=1h&time_start=${new Date(from).toISOString()}&time_end=${new Date(from + 7200_000).toISOString()}`, { token });
       expect(daily.body).to.have.length(2);
       close(daily.body[0].regions.asia, tradesOf(data.trades, from, from + 3600_000).volume, 'hour 0');
+    });
+
+    it('answers CSV when asked: a row per asset and exchange for interval a, a column per region per bucket otherwise', async () => {
+      const from = Date.UTC(2026, 0, 5);
+      const to = Date.UTC(2026, 0, 6);
+      const window = `time_start=${new Date(from).toISOString()}&time_end=${new Date(to).toISOString()}`;
+      const json = await call('GET', `/v2/metrics/volume/regional/?assets=${w.asset}&${window}`, { token });
+      const csv = await call('GET', `/v2/metrics/volume/regional/?assets=${w.asset}&${window}&type=csv&filename=regions.csv`, { token });
+      expect(csv.status).to.equal(200);
+      expect(csv.headers.get('content-type')).to.match(/^text\/csv/);
+      expect(csv.headers.get('content-disposition')).to.equal('attachment; filename="regions.csv"');
+      const [header, ...lines] = csv.text.trim().split('\n');
+      expect(header).to.equal('asset,total_volume,region,region_volume,region_percentage,exchange,volume,percentage');
+      const entry = json.body[w.asset];
+      expect(lines).to.deep.equal([[w.asset, entry.total_volume, 'asia', entry.regions.asia.volume, 100, w.ex, entry.exchanges[w.ex].volume, 100].join(',')]);
+      const hourly = await call('GET', `/v2/metrics/volume/regional/?assets=${w.asset}&interval=1h&time_start=${new Date(from).toISOString()}&time_end=${new Date(from + 7200_000).toISOString()}`, { token });
+      const hourlyCsv = await call('GET', `/v2/metrics/volume/regional/?assets=${w.asset}&interval=1h&time_start=${new Date(from).toISOString()}&time_end=${new Date(from + 7200_000).toISOString()}&type=csv`, { token });
+      const [h, ...rows] = hourlyCsv.text.trim().split('\n');
+      expect(h).to.equal('timestamp,asset,total_volume,asia');
+      expect(rows).to.deep.equal(hourly.body.map((r: { timestamp: string; asset: string; total_volume: number; regions: { asia: number } }) => [r.timestamp, r.asset, r.total_volume, r.regions.asia].join(',')));
     });
   });
 
@@ -310,6 +346,24 @@ describe('market endpoints (/v2/metrics/*, /v2/leaderboard/)', function () {
       expect(levels.body.bps).to.include('Ensure this field has no more than 25 elements.');
       const assets = await call('GET', `/v2/metrics/uptime/spread/?assets=${Array.from({ length: 101 }, (_, i) => `X${i}`).join(',')}`, { token });
       expect(assets.body.assets[0]).to.equal('Ensure this field has no more than 100 elements.');
+    });
+
+    it('an empty list, in a JSON body or a query string, is the default on every endpoint', async () => {
+      const window = { time_start: new Date(D0).toISOString(), time_end: new Date(D1).toISOString() };
+      const paths = ['/v2/metrics/summary/', '/v2/leaderboard/', '/v2/metrics/uptime/spread/', '/v2/metrics/uptime/depth/', '/v2/metrics/volume/regional/'];
+      for (const path of paths) {
+        const interval: Record<string, string> = path.includes('uptime') || path.includes('regional') ? { interval: '1d' } : {};
+        const plain = await call('POST', path, { token, json: { ...window, ...interval } });
+        expect(plain.status, path).to.equal(200);
+        const empty = await call('POST', path, { token, json: { ...window, ...interval, assets: [], exchanges: [], bps: [], amounts: [] } });
+        expect(empty.status, `${path} ${JSON.stringify(empty.body)}`).to.equal(200);
+        expect(empty.text, path).to.equal(plain.text);
+        const query = new URLSearchParams({ ...window, ...interval, assets: '', exchanges: '', bps: '' });
+        expect((await call('GET', `${path}?${query}`, { token })).text, path).to.equal(plain.text);
+      }
+      // And the default is all of the caller's assets: both of the owner's pairs have rows.
+      const summary = await call('POST', '/v2/metrics/summary/', { token, json: { ...window, assets: [] } });
+      expect(summary.body.map((r: { pair: string }) => r.pair).sort()).to.deep.equal([spot, perp].sort());
     });
 
     it('needs authentication', async () => {
