@@ -71,9 +71,9 @@ export interface ApiDeps {
   /** Assets, exchanges and pairs as market requests read them (shared, refreshed often). */
   referenceLists: ReferenceSnapshot;
   orderBookMinutes: OrderBookMinuteRepository;
-  /** Uptime rows of sealed buckets, kept between requests (api/market/uptime-cache.ts). */
+  /** Uptime rows of sealed buckets, kept between requests (api/market-caches/uptime-cache.ts). */
   uptimeCache: UptimeCache;
-  /** Partials of sealed window pieces for summary and leaderboard (api/market/window-partials.ts). */
+  /** Partials of sealed window pieces for summary and leaderboard (api/market-caches/window-partials.ts). */
   windowCache: PartialsCache;
   limits: ThrottleLimits;
   /** The clock of the account-security rules (key expiry, challenges, lockouts, codes). */

@@ -133,7 +133,7 @@ interface Captured {
 
 /**
  * Records the market queries the API's ClickHouse connection runs (those of
- * api/market/query.ts: they bind `pairs` and `tz`, or read the write counts of
+ * domain/market/repositories/: they bind `pairs` and `tz`, or read the write counts of
  * market_writes) while `recording` is set: parsed rows (query) and output ClickHouse
  * writes in its final form (jsonArray and jsonLines, the uptime rows).
  */

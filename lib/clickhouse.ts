@@ -44,7 +44,7 @@ export interface ClickHouse {
   /**
    * A SELECT's rows one a line, each `<key>\t<key>...\t<JSON object>`: the `keys` columns
    * written raw (numbers), then the `columns` as one JSON object, as jsonArray writes them.
-   * For callers that pick rows of the answer apart by key (api/market/uptime.ts).
+   * For callers that pick rows of the answer apart by key (api/market-caches/uptime-rows.ts).
    */
   jsonLines(sql: string, keys: string[], columns: string[], params?: Params): Promise<Buffer>;
   command(sql: string, params?: Params, opts?: CommandOptions): Promise<void>;
@@ -170,9 +170,8 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 
 /**
  * jsonArray's output: ClickHouse's Template format, one row template naming every key,
- * with the settings of its JSON escaping rule. Measured on the benchmark's 50,700-row
- * spread uptime answer, writing it took about 40 ms less CPU than JSONEachRow, which
- * writes each key anew for every field (docs/benchmarks.md).
+ * with the settings of its JSON escaping rule: it took less CPU than JSONEachRow, which
+ * writes each key anew for every field (docs/benchmarks.md, "Measurements behind the code").
  */
 const JSON_ARRAY = {
   resultset: '[\n${data}\n]\n',

@@ -16,9 +16,9 @@ export interface Config {
   latenessMs: number;
   /** How often the processors write closed minutes and commit. */
   flushIntervalMs: number;
-  /** Bytes of sealed uptime buckets the API keeps between requests (api/market/uptime-cache.ts); 0: none. */
+  /** Bytes of sealed uptime buckets the API keeps between requests (api/market-caches/uptime-cache.ts); 0: none. */
   uptimeCacheBytes: number;
-  /** Bytes of sealed window pieces' partials the API keeps (api/market/window-partials.ts); 0: none. */
+  /** Bytes of sealed window pieces' partials the API keeps (api/market-caches/window-partials.ts); 0: none. */
   windowCacheBytes: number;
   /** Test-only fault injection: processor crash points, e.g. ["after-write:2"] (see processors/shell/faults.ts). */
   faults: string[];

@@ -1,6 +1,6 @@
 // Reads that every request makes and that change rarely — the caller's user row, the
-// reference lists — shared by the requests of one process. Each cost ClickHouse
-// reads of 5-35 ms on every request (docs/benchmarks.md).
+// reference lists — shared by the requests of one process. Each cost a ClickHouse
+// read on every request (docs/benchmarks.md, "Measurements behind the code").
 
 export interface SharedReadsOptions {
   /** A value this old is still served, and the next request starts a new read in the background. */

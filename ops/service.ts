@@ -62,20 +62,18 @@ export function opsTokenPath(config: Pick<Config, 'dataDir'>): string {
 
 /**
  * The API's connections to the embedded engine: an endpoint runs its queries (books,
- * trades, derivatives) at once, and requests overlap. Two threads a query, measured on the
- * 30-day benchmark data: the summary's book query alone 80-98 ms at 2, 111-139 at the
- * engine's default of 4; its three queries together 129 ms (p50) at 2, 175 at 1.
+ * trades, derivatives) at once, and requests overlap. Two threads a query: faster than the
+ * engine's default of 4 and than 1 on the 30-day benchmark data (docs/benchmarks.md,
+ * "Measurements behind the code").
  */
 export const API_CLICKHOUSE = { connections: 2, threadsPerQuery: 2, priority: 1 };
 
 /**
  * Ingestion's connections: below the API in priority, so the writes and rollups of a
  * minute close pause between blocks while a request's query runs, rather than share the
- * two cores with it. Measured with a query looping beside the spread uptime answer: 133 ms
- * at the same priority, 112 ms with the loop below it. bench:api while ingesting, one run
- * before and one after: spread uptime p95 263 -> 241 ms. The price is that ingestion's
- * writes wait while the API is busy; under the benchmark's back-to-back requests (a query
- * running most of the time) the processors still kept up with 7,500 messages/s.
+ * two cores with it. The price is that ingestion's writes wait while the API is busy; the
+ * processors still kept up under the benchmark's back-to-back requests (docs/benchmarks.md,
+ * "Measurements behind the code").
  */
 export const INGEST_CLICKHOUSE = { priority: 2 };
 

@@ -1,5 +1,5 @@
 // Uptime rows of sealed buckets, as the JSON bytes the endpoint sends, kept between
-// requests (api/market/uptime.ts). One entry per pair and row shape (kind, interval, zone,
+// requests (uptime-rows.ts). One entry per pair and row shape (kind, interval, zone,
 // columns): the pair's rows of whole sealed buckets, in time order, each with the write
 // count of its hours it was computed after (schemas/clickhouse/004), one after another in
 // one buffer. A pair's answer is then one slice of it, not a row per bucket: putting

@@ -85,8 +85,7 @@ export class WindowPartials {
     // A piece must be computed after the counts are read (its version is the count it was
     // computed at, so a write after the read must show in a later count). When every kept
     // piece was computed before, the open pieces are computed while the counts are read;
-    // when some never were, after them, in one statement with those (a round less: a cold
-    // window took 191 ms in two rounds, 154 ms in one).
+    // when some never were, after them, in one statement with those (a round less).
     const known = NAMES.map((f) => kept.map((p) => lookup(f, p) !== undefined));
     const early = known.every((k) => k.every(Boolean));
     // A sealed piece is kept only once asked for a second time: computing the pieces'
@@ -142,7 +141,7 @@ export class WindowPartials {
     if (pieces.length === 0) return out;
     const index = new Map(q.pairs.map((p, i) => [`${p.exchange}\u0000${p.pair}`, i]));
     // Interval `c` groups by the bucket index each piece carries: here, its group's; `a`,
-    // when all are in the first group, spares the engine finding each row's bucket (10-15 ms).
+    // when all are in the first group, spares the engine finding each row's bucket.
     const interval = pieces.every((p) => p.bucket === 0) ? 'a' : 'c';
     const rows: Partial[] = await this.partials.read(family, { pairs: q.pairs, interval, zone: q.zone, pieces });
     for (const r of rows) out[r.b]![index.get(`${r.exchange}\u0000${r.pair}`)!] = r;

@@ -29,7 +29,7 @@ try {
   const fixture = JSON.parse(fs.readFileSync(FIXTURE, 'utf8')) as FixtureFile;
   const summary = await service.deps.loadFixture(fixture);
   log.info('demo fixture loaded', { pairs: summary.pairs, users: summary.users.created + summary.users.updated });
-  // coinbase BTC/USD is kept for replaying the Coinbase recording (README): live synthetic
+  // coinbase BTC/USD is kept for replaying the recorded book (README): live synthetic
   // books would put its event time in the present and the recording's snapshots would be late.
   const fed = (fixture.pairs ?? []).filter((p) => !(p.exchange === 'coinbase' && p.pair === 'BTC/USD'));
   feed = await startSyntheticFeed(createKafka(config, 'mm-synthetic-feed', log.child('feed')), config, fed, log.child('feed'));
@@ -61,8 +61,8 @@ function printBanner(url: string, fixture: FixtureFile): void {
     `   curl -s ${url}/v1/organizations/ -H "Authorization: Token $TOKEN"`,
     `   curl -s -X POST ${url}/v1/logout/ -H "Authorization: Token $TOKEN"`,
     '',
-    ' Replay the Coinbase recording through Kafka (in another terminal):',
-    '   npm run ingest:replay -- ../shared/data/coinbase-btcusd-book.jsonl --exchange coinbase --pair BTC/USD',
+    ' Replay a recorded BTC/USD book through Kafka (in another terminal):',
+    '   npm run ingest:replay -- ops/demo/recordings/btcusd-book.jsonl --exchange coinbase --pair BTC/USD',
     '',
     ' The synthetic feed is sending books, trades and perpetual data for',
     ` ${(fixture.pairs?.length ?? 1) - 1} pairs every second (not coinbase BTC/USD, kept for the`,

@@ -10,8 +10,8 @@ export function parseTimestamp(ts: Timestamp): number | undefined {
   return dt.isValid ? dt.toMillis() : undefined;
 }
 
-// The form Date#toISOString writes, which most feeds send. Luxon takes about 4 µs a string
-// (a cost per message); this form, with every field in its range, means exactly what
+// The form Date#toISOString writes, which most feeds send. Luxon's parse is a cost per
+// message (docs/benchmarks.md, "Measurements behind the code"); this form, with every field in its range, means exactly what
 // Date.UTC computes from it. Anything else is left to luxon.
 const ZULU = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{3})?Z$/;
 const MONTH_DAYS = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];

@@ -3,7 +3,7 @@
 -- Hour and day rollups are in 003_market_rollups.sql.
 --
 -- Exactly once: a retried insert carries the same deduplication token (derived from the
--- minutes it holds, processors/market/minute-repository.ts), and the tables are
+-- minutes it holds, domain/market/repositories/minutes.ts), and the tables are
 -- ReplacingMergeTree keyed by minute, read with FINAL, so a minute written twice after a
 -- crash still counts once.
 --
@@ -13,7 +13,7 @@
 -- A single pair over a month still reads one small granule per hour (index_granularity
 -- 1024: rows are wide, and a granule per pair-hour keeps single-pair reads narrow).
 --
--- Arrays follow the fixed sets of processors/metrics/levels.ts: 25 levels of L and 10
+-- Arrays follow the fixed sets of domain/market/facts.ts: 25 levels of L and 10
 -- slippage sizes.
 
 CREATE TABLE IF NOT EXISTS book_minutes (

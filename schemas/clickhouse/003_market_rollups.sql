@@ -1,13 +1,16 @@
 -- Hour and day rollups of the minute tables, recomputed by the processors from the minute
--- rows (processors/market/rollups.ts) rather than fed by materialized views: a view writes
--- its block after the minute block, so a process killed between the two kept the minutes
+-- rows (domain/market/repositories/rollups.ts) rather than fed by materialized views: a
+-- view writes its block after the minute block, so a process killed between the two kept the minutes
 -- and lost their rollup for good. A recomputed rollup is idempotent: after a crash, the
 -- hours of the minutes written since the last recorded progress are computed again, and
 -- ReplacingMergeTree(computed_at) keeps the newest row of each bucket.
 --
 -- Rollups hold sums, counts, minima and maxima, so any window is answered exactly from the
--- coarsest rows that tile it (api/market/window.ts). Sorted by a coarser time block first
+-- coarsest rows that tile it (domain/market/window.ts). Sorted by a coarser time block first
 -- (a day of hours, a month of days), then pair, for the same reason as the minutes.
+--
+-- The aggregate columns are those of the families' declarations (domain/market/families/),
+-- in their order; test/domain/families.test.ts fails when the two drift apart.
 
 CREATE TABLE IF NOT EXISTS book_hours (
   exchange LowCardinality(String),

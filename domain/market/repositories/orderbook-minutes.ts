@@ -1,5 +1,5 @@
 // Reads of the stored per-minute order-book rows (operators' view; the market endpoints
-// read through api/market/).
+// read through partials.ts and uptime.ts).
 import type { ClickHouse } from '../../../lib/clickhouse.ts';
 
 export interface OrderBookMinute {

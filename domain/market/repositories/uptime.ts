@@ -212,7 +212,7 @@ export class UptimeRepository {
     const text = await this.ch.jsonLines(sql.text, [...UPTIME_KEYS], columns, sql.params);
     const lines: UptimeLine[] = [];
     // `<pair>\t<bucket>\t{...}\n`: a JSON string escapes tabs and newlines, so these split
-    // safely. The keys are read digit by digit: a string per key cost 1 µs a row.
+    // safely. The keys are read digit by digit, not as a string per key.
     for (let at = 0; at < text.length; ) {
       if (text[at] === 10) {
         at++;
