@@ -7,12 +7,13 @@ const HOUR = 3_600_000;
 export interface SealingOptions {
   /** How long after its end a minute may still be written: the processors' lateness. */
   latenessMs: number;
-  now?: () => number;
+  /** The service's clock. */
+  now: () => number;
 }
 
 /** Data ending before this is sealed: its lateness, and a minute for its write, have passed. */
 export function sealedBefore(opts: SealingOptions): number {
-  return (opts.now ?? Date.now)() - opts.latenessMs - MIN;
+  return opts.now() - opts.latenessMs - MIN;
 }
 
 /**

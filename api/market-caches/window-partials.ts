@@ -1,4 +1,4 @@
-// The partial aggregates of books, trades and derivatives over a whole window (interval
+// The partial aggregates of every metric family over a whole window (interval
 // `a`: summary and leaderboard), with the sealed pieces of the window kept between
 // requests. A window is tiled by pieces of minute, hour and day rows (window.ts); all but
 // the last (the minutes of the open hour, and the hour rows of the current day during the
@@ -15,15 +15,13 @@ import type { WriteCounts } from '../../domain/market/repositories/write-counts.
 import type { Piece } from '../../domain/market/window.ts';
 import { ByteLru, sealedBefore, writesIn, type SealingOptions } from './sealing.ts';
 
-type Partial = PartialKey;
-
 /** Each family's partials over the window, one per pair with data. */
 export type WindowPartialsResult = { [F in FamilyName]: Partials[F][] };
 
 interface Entry {
   version: number;
   /** By pair key; null: the pair was computed and has no rows in the piece. */
-  rows: Map<string, Partial | null>;
+  rows: Map<string, PartialKey | null>;
   bytes: number;
 }
 
@@ -44,7 +42,7 @@ export class PartialsCache extends ByteLru<Entry> {
   }
 
   /** Adds the partials of pairs computed at `version` (to the entry of that version, or in place of another). */
-  put(family: FamilyName, key: string, version: number, rows: [string, Partial | null][]): void {
+  put(family: FamilyName, key: string, version: number, rows: [string, PartialKey | null][]): void {
     if (!this.enabled) return;
     const old = this.get(key);
     const e: Entry = old && old.version === version ? old : { version, rows: new Map(), bytes: 0 };
@@ -117,7 +115,7 @@ export class WindowPartials {
           found[i] = new Map(keys.map((k, p) => [k, computed[m + 1]![p] ?? null]));
           this.cache.put(family, pieceKey(family, kept[i]!), versions[i]!, [...found[i]!]);
         });
-        const out: Partial[] = [];
+        const out: PartialKey[] = [];
         q.pairs.forEach((pair, p) => {
           let acc = mergePartials(FAMILIES[family], opened?.[fi]![0]![p], computed[0]![p]);
           for (const rows of found) if (rows) acc = mergePartials(FAMILIES[family], acc, rows.get(keys[p]!) ?? undefined);
@@ -135,15 +133,15 @@ export class WindowPartials {
   }
 
   /** Each group of pieces' partials (a group's pieces summed), by group then pair index (undefined: no rows). */
-  private async compute(family: FamilyName, q: MarketQuery, groups: Piece[][]): Promise<(Partial | undefined)[][]> {
-    const out = groups.map(() => new Array<Partial | undefined>(q.pairs.length));
+  private async compute(family: FamilyName, q: MarketQuery, groups: Piece[][]): Promise<(PartialKey | undefined)[][]> {
+    const out = groups.map(() => new Array<PartialKey | undefined>(q.pairs.length));
     const pieces = groups.flatMap((g, bucket) => g.map((p) => ({ ...p, bucket })));
     if (pieces.length === 0) return out;
     const index = new Map(q.pairs.map((p, i) => [`${p.exchange}\u0000${p.pair}`, i]));
     // Interval `c` groups by the bucket index each piece carries: here, its group's; `a`,
     // when all are in the first group, spares the engine finding each row's bucket.
     const interval = pieces.every((p) => p.bucket === 0) ? 'a' : 'c';
-    const rows: Partial[] = await this.partials.read(family, { pairs: q.pairs, interval, zone: q.zone, pieces });
+    const rows: PartialKey[] = await this.partials.read(family, { pairs: q.pairs, interval, zone: q.zone, pieces });
     for (const r of rows) out[r.b]![index.get(`${r.exchange}\u0000${r.pair}`)!] = r;
     return out;
   }
