@@ -8,7 +8,7 @@ import { sendRows, wantsCsv } from '../../http/csv.ts';
 import { MAX_ASSETS, assetsOf, levelsOf, parseRequest } from './params.ts';
 import { blankRow, depthColumnNames, depthColumnsWriter, derivatives, priceChange, tick, volume, type Row } from './rows.ts';
 import { validators, type Problems } from './schemas.ts';
-import { byKey, callerOf, pairsOf, type MarketHandler, type MarketServices } from './services.ts';
+import { callerOf, pairsOf, pairsWithData, type MarketHandler, type MarketServices } from './services.ts';
 
 const PAGE_SIZE = 20;
 const SORT_COLUMNS = ['volume', 'price_change', 'usd_open_interest', 'funding_rate_8h', 'tick_bps'];
@@ -45,9 +45,6 @@ export function leaderboard(s: MarketServices): MarketHandler {
     const pairs = pairsOf(scope, assets).filter((x) => (!exchanges || exchanges.includes(x.exchange)) && (marketType === 'all' || x.market_type === marketType));
     const whole = withInterval(window, 'a');
     const partials = await s.windowPartials.window({ pairs, interval: 'a', zone: whole.zone, pieces: whole.plan.pieces });
-    const books = byKey(partials.book);
-    const trades = byKey(partials.trade);
-    const derivs = byKey(partials.derivative);
     const columns = ['asset', 'exchange', 'pair', 'price_change', 'volume', 'usd_open_interest', 'funding_rate_8h', 'tick_bps', 'tick_bps_status', 'tick_bps_samples', ...depthColumnNames(levels, ['bid', 'ask'])];
     const blank = blankRow(columns);
     const writeDepth = depthColumnsWriter(levels, ['bid', 'ask']);
@@ -55,17 +52,14 @@ export function leaderboard(s: MarketServices): MarketHandler {
     const sortColumn = sort && 'side' in sort ? `${sort.side}_${levelName(sort.level)}bps` : undefined;
     const writeSortDepth = sort && 'side' in sort ? depthColumnsWriter([sort.level], [sort.side]) : undefined;
     const all: { row: Row; sortValue: number | null }[] = [];
-    for (const pair of pairs) {
-      const b = books.get(pair.exchange, pair.pair);
-      const t = trades.get(pair.exchange, pair.pair);
-      if (!b && !t) continue;
+    for (const { pair, book: b, trade: t, derivative } of pairsWithData(pairs, partials)) {
       const row = blank();
       row.asset = pair.asset;
       row.exchange = pair.exchange;
       row.pair = pair.pair;
       row.price_change = priceChange(b);
       row.volume = volume(t);
-      Object.assign(row, derivatives(derivs.get(pair.exchange, pair.pair)), tick(b));
+      Object.assign(row, derivatives(derivative), tick(b));
       writeDepth(b, row);
       let sortValue: unknown;
       if (writeSortDepth) {

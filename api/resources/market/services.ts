@@ -1,13 +1,14 @@
 // What the market handlers share: the repositories and caches they read through, and the
 // caller's visible market (domain/reference/visibility.ts) with the pairs of the assets asked.
 import type { Context } from 'koa';
+import type { BookPartial, DerivativePartial, PartialKey, TradePartial } from '../../../domain/market/families/index.ts';
 import type { Pair } from '../../../domain/reference/repository.ts';
 import type { PartialsRepository } from '../../../domain/market/repositories/partials.ts';
 import type { UptimeRepository } from '../../../domain/market/repositories/uptime.ts';
 import { callerScope, type CallerScope } from '../../../domain/reference/visibility.ts';
 import type { User } from '../../../domain/accounts/users.ts';
 import type { UptimeRows } from '../../market-caches/uptime-rows.ts';
-import type { WindowPartials } from '../../market-caches/window-partials.ts';
+import type { WindowPartials, WindowPartialsResult } from '../../market-caches/window-partials.ts';
 import type { ApiDeps } from '../../deps.ts';
 import { principalOf } from '../../http/auth.ts';
 import type { RawParams } from './schemas.ts';
@@ -41,10 +42,24 @@ export function pairsOf(scope: CallerScope, assets: readonly string[]): Pair[] {
   return scope.pairs.filter((x) => set.has(x.asset));
 }
 
-const key = (exchange: string, pair: string, b: number) => `${exchange}\u0000${pair}\u0000${b}`;
+const key = (exchange: string, pair: string) => `${exchange}\u0000${pair}`;
 
-/** Partials by pair and bucket. */
-export function byKey<T extends { exchange: string; pair: string; b: number }>(rows: readonly T[]): { get(exchange: string, pair: string, b?: number): T | undefined } {
-  const map = new Map(rows.map((r) => [key(r.exchange, r.pair, r.b), r]));
-  return { get: (exchange, pair, b = 0) => map.get(key(exchange, pair, b)) };
+/** A pair with data in the window, and each family's partial of it. */
+export interface PairWindow {
+  pair: Pair;
+  book: BookPartial | undefined;
+  trade: TradePartial | undefined;
+  derivative: DerivativePartial | undefined;
+}
+
+/** The pairs with book or trade data in a whole window (interval `a`), in the order given. */
+export function* pairsWithData(pairs: readonly Pair[], partials: WindowPartialsResult): Generator<PairWindow> {
+  const index = <T extends PartialKey>(rows: readonly T[]) => new Map(rows.map((r) => [key(r.exchange, r.pair), r]));
+  const [books, trades, derivatives] = [index(partials.book), index(partials.trade), index(partials.derivative)];
+  for (const pair of pairs) {
+    const k = key(pair.exchange, pair.pair);
+    const book = books.get(k);
+    const trade = trades.get(k);
+    if (book || trade) yield { pair, book, trade, derivative: derivatives.get(k) };
+  }
 }

@@ -6,7 +6,7 @@ import { presentExchange } from '../../presenters.ts';
 import { assetsOf, levelsOf, parseRequest } from './params.ts';
 import { blankRow, depthColumnNames, depthColumnsWriter, derivatives, tick, twap, volume, vwap, type Row } from './rows.ts';
 import { validators } from './schemas.ts';
-import { byKey, callerOf, pairsOf, type MarketHandler, type MarketServices } from './services.ts';
+import { callerOf, pairsOf, pairsWithData, type MarketHandler, type MarketServices } from './services.ts';
 
 export function summary(s: MarketServices): MarketHandler {
   return async (ctx, raw) => {
@@ -19,18 +19,12 @@ export function summary(s: MarketServices): MarketHandler {
 
     const pairs = pairsOf(scope, assets);
     const partials = await s.windowPartials.window({ pairs, interval: window.interval, zone: window.zone, pieces: window.plan.pieces });
-    const books = byKey(partials.book);
-    const trades = byKey(partials.trade);
-    const derivs = byKey(partials.derivative);
     const depth = ['bid', 'n_bid', 'ask', 'n_ask'] as const;
     const columns = ['asset', 'exchange', 'pair', 'volume', 'twap', 'vwap', 'funding_rate_8h', 'usd_open_interest', 'tick_bps', 'tick_bps_status', 'tick_bps_samples', ...depthColumnNames(levels, [...depth])];
     const blank = blankRow(columns);
     const writeDepth = depthColumnsWriter(levels, [...depth]);
     const rows: Row[] = [];
-    for (const pair of pairs) {
-      const b = books.get(pair.exchange, pair.pair);
-      const t = trades.get(pair.exchange, pair.pair);
-      if (!b && !t) continue;
+    for (const { pair, book: b, trade: t, derivative } of pairsWithData(pairs, partials)) {
       const row = blank();
       row.asset = pair.asset;
       row.exchange = presentExchange(scope.exchanges.get(pair.exchange) ?? { slug: pair.exchange, name: pair.exchange, icon_url: '', region: '' });
@@ -38,7 +32,7 @@ export function summary(s: MarketServices): MarketHandler {
       row.volume = volume(t);
       row.twap = twap(b);
       row.vwap = vwap(t);
-      Object.assign(row, derivatives(derivs.get(pair.exchange, pair.pair)), tick(b));
+      Object.assign(row, derivatives(derivative), tick(b));
       writeDepth(b, row);
       rows.push(row);
     }
