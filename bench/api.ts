@@ -25,6 +25,7 @@ import { TupleParam, type ClickHouseSettings } from '@clickhouse/client';
 import { openClickHouse, type ClickHouse, type Params } from '../lib/clickhouse.ts';
 import type { Config } from '../lib/config.ts';
 import { createKafka, dlqTopicName, topicName } from '../lib/kafka.ts';
+import { deleteSubjects } from '../lib/schema-registry.ts';
 import { createLogger } from '../lib/log.ts';
 import { LEVELS_BPS, SLIPPAGE_SIZES_USD } from '../domain/market/facts.ts';
 import { DERIVATIVES_GROUP } from '../processors/derivatives/processor.ts';
@@ -185,6 +186,7 @@ async function main(r: BenchRun): Promise<Figure[]> {
 
   say(NAME, 'starting the service (API + processors, embedded ClickHouse)...');
   const service = await startService(config, log, { redisPrefix });
+  r.onCleanup(() => deleteSubjects(service.registry, config));
   r.onCleanup(() => service.stop());
   const world = benchWorld({ pairs: PAIRS, exchangePrefix: 'ex' });
   const summary = await service.deps.loadFixture(world.fixture);

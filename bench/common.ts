@@ -1,6 +1,6 @@
 // Shared by the benchmark scripts (bench/ingest.ts, bench/api.ts): a temporary home for
-// the run (embedded ClickHouse folder, a broker started here if none answers), Redis and
-// Kafka brought up the way `npm start` does, a topic prefix of its own, a synthetic
+// the run (embedded ClickHouse folder, a broker and a schema registry started here if none
+// answers), Redis, Kafka and the registry brought up the way `npm start` does, a topic prefix of its own, a synthetic
 // reference world, figures, and one clean-up path for normal ends, errors and Ctrl-C.
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -12,7 +12,7 @@ import { loadConfig, type Config } from '../lib/config.ts';
 import { topicConfigs } from '../lib/kafka.ts';
 import { createLogger, type Logger } from '../lib/log.ts';
 import type { FixtureFile, Level, OrderBookMessage } from '../schemas/index.ts';
-import { ensureKafka, ensureRedis, stopAll, type Started } from '../ops/infra.ts';
+import { ensureKafka, ensureRedis, ensureSchemaRegistry, stopAll, type Started } from '../ops/infra.ts';
 import { rng } from '../ingest/synthetic/market.ts';
 
 // ---------------------------------------------------------------------------------------
@@ -116,9 +116,10 @@ export interface BenchRun {
 }
 
 /**
- * Starts what a benchmark needs, as `npm start` would: Redis and Kafka are reused when
- * they answer at REDIS_URL / KAFKA_BROKERS and started otherwise (a broker started here
- * lives in the temporary folder and is stopped at the end). ClickHouse is embedded in a
+ * Starts what a benchmark needs, as `npm start` would: Redis, Kafka and the schema
+ * registry are reused when they answer at REDIS_URL / KAFKA_BROKERS / SCHEMA_REGISTRY_URL
+ * and started otherwise (a broker or registry started here lives in the temporary folder
+ * and is stopped at the end). ClickHouse is embedded in a
  * fresh temporary folder; topics get a prefix of their own.
  */
 export async function startRun(name: string, env: Record<string, string | undefined> = {}, opts: { keepDataDir?: string } = {}): Promise<BenchRun> {
@@ -185,6 +186,9 @@ export async function startRun(name: string, env: Record<string, string | undefi
   const kafka = await ensureKafka({ ...config, dataDir: path.join(tmpDir, 'kafka-home') }, log);
   started.push(kafka);
   say(name, kafka ? `Kafka: none answered at ${brokers}; started a broker for this run` : `Kafka: reusing the broker at ${brokers}`);
+  const registry = await ensureSchemaRegistry({ ...config, dataDir: path.join(tmpDir, 'schema-registry-home') }, log);
+  started.push(registry);
+  say(name, registry ? `schema registry: none answered at ${config.schemaRegistryUrl}; started one for this run` : `schema registry: reusing ${config.schemaRegistryUrl}`);
   return { name, config, log, runId, tmpDir, onCleanup: (s) => void steps.push(s), cleanup };
 }
 

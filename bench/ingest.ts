@@ -6,7 +6,10 @@
 //   (a) the baseline: a kafkajs consumer group that only consumes and JSON.parses them;
 //   (b) the real path: the order-book processor, built by its own factory
 //       (orderBookConsumer) as the service builds it, writing minute rows and rollups into
-//       a fresh embedded ClickHouse.
+//       a fresh embedded ClickHouse;
+//   (c) the same with Confluent-framed snapshots (the same books, other exchanges'
+//       names), decoded through the schema registry client as the service decodes them:
+//       its rate beside (b)'s is what the registry costs.
 // Then the freshness: the processor running live with a short lateness, a feed sending
 // every pair once a second with current times, and for each minute the time from the end
 // of its allowed lateness until it is queryable in ClickHouse (its minute and hour rows).
@@ -15,6 +18,8 @@ import { openClickHouse } from '../lib/clickhouse.ts';
 import type { Config } from '../lib/config.ts';
 import { loadFixture } from '../domain/reference/fixtures.ts';
 import { createKafka, ensureTopics, topicName } from '../lib/kafka.ts';
+import { deleteSubjects, openSchemaRegistry, registerTopicSchemas, type Registry } from '../lib/schema-registry.ts';
+import { bundledSchema, type SchemaTopic } from '../schemas/topic-schemas.ts';
 import { migrate } from '../lib/migrate.ts';
 import { ReferenceRepository } from '../domain/reference/repository.ts';
 import { UserRepository } from '../domain/accounts/users.ts';
@@ -51,6 +56,7 @@ const opt = flags(
     n20: { default: '200000', help: 'snapshots of 20 levels a side (0 skips)' },
     n200: { default: '40000', help: 'snapshots of 200 levels a side (0 skips)' },
     repeat: { default: '3', help: 'runs per book size (each with its own messages); the table gives medians' },
+    framed: { default: '1', help: 'also measure Confluent-framed snapshots against plain ones in each run (0 skips)' },
     'span-minutes': { default: '10', help: 'event time each pair\'s snapshots cover (so minutes close during the run)' },
     ts: { default: 'ms', help: '"ms" (epoch milliseconds) or "iso" (ISO 8601 strings) for ts' },
     lateness: { default: '5', help: 'LATENESS_SECONDS of the live processor in the freshness run' },
@@ -67,6 +73,8 @@ const SIZES: { levels: number; n: number }[] = [
 for (const s of SIZES) positiveInt(`n${s.levels}`, String(s.n));
 const SPAN_MS = positiveInt('span-minutes', opt['span-minutes']) * 60_000;
 const REPEAT = positiveInt('repeat', opt.repeat);
+if (opt.framed !== '0' && opt.framed !== '1') throw new Error('--framed must be 0 or 1');
+const FRAMED = opt.framed === '1';
 if (opt.ts !== 'ms' && opt.ts !== 'iso') throw new Error('--ts must be "ms" or "iso"');
 const ISO = opt.ts === 'iso';
 const LATENESS_S = positiveInt('lateness', opt.lateness);
@@ -76,6 +84,8 @@ const FRESH_PAIRS = positiveInt('fresh-pairs', opt['fresh-pairs']);
 const GOAL_RATE = 20_000;
 const GOAL_RATIO = 0.6;
 const GOAL_FRESH_MS = 5_000;
+/** Framed snapshots at no less than this share of the plain ones' rate in the same run. */
+const GOAL_FRAMED = 0.9;
 
 /**
  * The same Kafka client, except that consumers it makes run their `eachBatch` inside a
@@ -122,6 +132,8 @@ interface SizeResult {
   endToEndMs: number;
   writtenAtProcessed: number;
   stats: { ok: number; skipped: number; deadLettered: number };
+  /** The processor on the same books Confluent-framed, when measured. */
+  framedMs?: number;
 }
 
 interface FreshMinute {
@@ -135,6 +147,7 @@ interface FreshMinute {
 async function main(r: BenchRun): Promise<Figure[]> {
   const { config, log } = r;
   const kafka = createKafka(config, 'mm-bench-ingest', log.child('kafka'));
+  const registry = await openSchemaRegistry(config, 'mm-bench-ingest');
   const admin = openClickHouse(config, 'bench-admin');
   r.onCleanup(() => admin.close());
   await migrate(admin, log.child('migrate'));
@@ -145,6 +158,7 @@ async function main(r: BenchRun): Promise<Figure[]> {
   const groups: string[] = [];
   const drop = async (c: Config) => {
     await deleteTopicsAndGroups(kafka, c, groups.filter((g) => g.startsWith(c.topicPrefix)));
+    await deleteSubjects(registry, c);
     prefixes.splice(prefixes.indexOf(c), 1);
   };
   r.onCleanup(async () => {
@@ -171,10 +185,23 @@ async function main(r: BenchRun): Promise<Figure[]> {
       const c = await topicsFor(`l${size.levels}r${k}`);
       say(NAME, `--- ${size.levels} levels a side, run ${k} of ${REPEAT}: ${fmtInt(size.n)} snapshots over ${world.pairs.length} pairs ---`);
       const produced = await produce(kafka, c, world, size.levels, size.n);
+      // The framed copy: the same books under other exchanges' names, so its minutes are new too.
+      const framed = FRAMED ? { world: benchWorld({ pairs: PAIRS, exchangePrefix: `l${size.levels}r${k}f` }), c: await topicsFor(`l${size.levels}r${k}f`) } : undefined;
+      if (framed) {
+        await loadFixture({ ...framed.world.fixture, users: [] }, { reference, users });
+        const id = (await registerOrderBook(registry, framed.c, r)).get('md.orderbook')!;
+        await produce(kafka, framed.c, framed.world, size.levels, size.n, { registry, id });
+      }
       const baselineMs = await baseline(kafka, c, size.n, groups);
-      const real = await realPath(kafka, c, world, size.n, groups, r);
-      reps.push({ levels: size.levels, n: size.n, ...produced, baselineMs, ...real });
+      // Plain first in odd runs, framed first in even ones, so neither always meets the warmer engine.
+      const plainFirst = k % 2 === 1 || !framed;
+      const framedRun = async () => (framed ? (await realPath(kafka, framed.c, framed.world, size.n, groups, r, registry, 'framed')).processMs : undefined);
+      const framedBefore = plainFirst ? undefined : await framedRun();
+      const real = await realPath(kafka, c, world, size.n, groups, r, registry, 'plain');
+      const framedMs = plainFirst ? await framedRun() : framedBefore;
+      reps.push({ levels: size.levels, n: size.n, ...produced, baselineMs, ...real, ...(framedMs === undefined ? {} : { framedMs }) });
       await drop(c);
+      if (framed) await drop(framed.c);
     }
     results.push(reps);
   }
@@ -184,13 +211,18 @@ async function main(r: BenchRun): Promise<Figure[]> {
     const world = benchWorld({ pairs: FRESH_PAIRS, exchangePrefix: 'livex' });
     await loadFixture({ ...world.fixture, users: [] }, { reference, users });
     const c = await topicsFor('live', { latenessMs: LATENESS_S * 1000 });
-    fresh = await freshness(kafka, c, world, r);
+    fresh = await freshness(kafka, c, world, r, registry);
   }
   return figuresOf(results, fresh);
 }
 
-/** Sends n snapshots, a few sends in flight; prints progress. */
-async function produce(kafka: Kafka, c: Config, world: BenchWorld, levels: number, n: number): Promise<{ bytes: number; produceMs: number }> {
+/** md.orderbook's schema under a prefix's subject, as the service registers it at start (which also puts it in the client's cache by id). */
+function registerOrderBook(registry: Registry, c: Config, r: BenchRun): Promise<Map<SchemaTopic, number>> {
+  return registerTopicSchemas(registry, c, r.log, new Map([['md.orderbook', bundledSchema('md.orderbook')]]));
+}
+
+/** Sends n snapshots, a few sends in flight; prints progress. With `framing`, each value is Confluent-framed by the registry client. */
+async function produce(kafka: Kafka, c: Config, world: BenchWorld, levels: number, n: number, framing?: { registry: Registry; id: number }): Promise<{ bytes: number; produceMs: number }> {
   const producer = kafka.producer({ allowAutoTopicCreation: false, createPartitioner: Partitioners.DefaultPartitioner });
   await producer.connect();
   const gen = new BookGenerator(world.pairs, levels);
@@ -210,11 +242,11 @@ async function produce(kafka: Kafka, c: Config, world: BenchWorld, levels: numbe
   let lastPrint = performance.now();
   const started = performance.now();
   for (let k = 0; sent < n; k++) {
-    const batch: { key: string; value: string }[] = [];
+    const batch: { key: string; value: string | Buffer }[] = [];
     for (let i = 0; i < P && sent + batch.length < n; i++) {
       const t = t0 + k * step + jitter[i]!;
       const book = gen.book(i, ISO ? new Date(t).toISOString() : t);
-      const value = JSON.stringify(book);
+      const value = framing ? await framing.registry.client.encode(framing.id, book) : JSON.stringify(book);
       bytes += value.length;
       batch.push({ key: `${book.exchange}:${book.pair}`, value });
     }
@@ -233,7 +265,7 @@ async function produce(kafka: Kafka, c: Config, world: BenchWorld, levels: numbe
   await Promise.all(inFlight);
   const produceMs = performance.now() - started;
   await producer.disconnect();
-  say(NAME, `produced ${fmtInt(n)} snapshots, ${(bytes / 2 ** 20).toFixed(0)} MiB (${fmtInt(bytes / n)} B each), in ${fmtMs(produceMs)}`);
+  say(NAME, `produced ${fmtInt(n)} ${framing ? 'framed ' : ''}snapshots, ${(bytes / 2 ** 20).toFixed(0)} MiB (${fmtInt(bytes / n)} B each), in ${fmtMs(produceMs)}`);
   return { bytes, produceMs };
 }
 
@@ -286,16 +318,27 @@ async function realPath(
   n: number,
   groups: string[],
   r: BenchRun,
+  registry: Registry,
+  what: 'plain' | 'framed',
 ): Promise<Pick<SizeResult, 'processMs' | 'endToEndMs' | 'writtenAtProcessed' | 'stats'>> {
   const { log } = r;
   const ingestCh = openClickHouse(c, 'ingest', INGEST_CLICKHOUSE);
   const ch = openClickHouse(c, 'ingest-orderbook', INGEST_CLICKHOUSE);
   const probe = openClickHouse(c, 'bench-probe');
   groups.push(c.topicPrefix + ORDERBOOK_GROUP);
+  const schemaIds = await registerOrderBook(registry, c, r);
   const handled = () => consumer.stats.ok + consumer.stats.skipped + consumer.stats.deadLettered;
   const clock = new BatchClock(() => handled() >= n);
   // Built as ops/service.ts builds it: its own connection, the reference cache on another.
-  const consumer = orderBookConsumer(clock.wrap(kafka), { config: c, ch, known: new KnownPairs(new ReferenceRepository(ingestCh), Date.now), rates: new QuoteRates(), log, now: Date.now });
+  const consumer = orderBookConsumer(clock.wrap(kafka), {
+    config: c,
+    ch,
+    registry: { client: registry.client, schemaIds },
+    known: new KnownPairs(new ReferenceRepository(ingestCh), Date.now),
+    rates: new QuoteRates(),
+    log,
+    now: Date.now,
+  });
   let stopped = false;
   const stop = async () => {
     if (stopped) return;
@@ -309,7 +352,7 @@ async function realPath(
     const rows = await probe.query<{ n: number }>('SELECT toUInt64(sum(samples)) AS n FROM book_minutes FINAL WHERE exchange IN {ex:Array(String)}', { ex: world.exchanges });
     return Number(rows[0]?.n ?? 0);
   };
-  say(NAME, `real path: order-book processor -> embedded ClickHouse (lateness ${c.latenessMs / 1000} s)...`);
+  say(NAME, `real path, ${what} snapshots: order-book processor -> embedded ClickHouse (lateness ${c.latenessMs / 1000} s)...`);
   await consumer.start();
   let lastPrint = performance.now();
   const done = await until(
@@ -342,12 +385,12 @@ async function realPath(
  * second; for each measured minute, the time from minute end + lateness until every
  * pair's row of that minute is in ClickHouse.
  */
-async function freshness(kafka: Kafka, c: Config, world: BenchWorld, r: BenchRun): Promise<FreshMinute[]> {
+async function freshness(kafka: Kafka, c: Config, world: BenchWorld, r: BenchRun, registry: Registry): Promise<FreshMinute[]> {
   const { log } = r;
   const ch = openClickHouse(c, 'ingest-orderbook-live', INGEST_CLICKHOUSE);
   const ingestCh = openClickHouse(c, 'ingest-live', INGEST_CLICKHOUSE);
   const probe = openClickHouse(c, 'bench-probe-live');
-  const consumer = orderBookConsumer(kafka, { config: c, ch, known: new KnownPairs(new ReferenceRepository(ingestCh), Date.now), rates: new QuoteRates(), log, now: Date.now });
+  const consumer = orderBookConsumer(kafka, { config: c, ch, registry: { client: registry.client, schemaIds: await registerOrderBook(registry, c, r) }, known: new KnownPairs(new ReferenceRepository(ingestCh), Date.now), rates: new QuoteRates(), log, now: Date.now });
   const producer = kafka.producer({ allowAutoTopicCreation: false, createPartitioner: Partitioners.DefaultPartitioner });
   let timer: NodeJS.Timeout | undefined;
   let stopped = false;
@@ -471,6 +514,20 @@ function figuresOf(results: SizeResult[][], fresh: FreshMinute[]): Figure[] {
       goal: goal ? `≥ ${fmtPct(GOAL_RATIO)}` : '—',
       result: goal ? check(percentile(ratio, 50) >= GOAL_RATIO) : 'info',
     });
+    const framed = reps.filter((s) => s.framedMs !== undefined);
+    if (framed.length > 0) {
+      const framedRate = framed.map((s) => s.n / (s.framedMs! / 1000));
+      const framedRatio = framed.map((s) => s.baselineMs / s.framedMs!);
+      const share = framed.map((s) => s.processMs / s.framedMs!);
+      f.push({ figure: `${levels} levels: processor, Confluent-framed snapshots${runs}`, value: `${med(framedRate, fmtInt)} snapshots/s`, goal: '—', result: 'info' });
+      f.push({ figure: `${levels} levels: framed, ratio to baseline (per run)${runs}`, value: med(framedRatio, fmtPct), goal: '—', result: 'info' });
+      f.push({
+        figure: `${levels} levels: framed rate / plain rate (same run)${runs}`,
+        value: med(share, fmtPct),
+        goal: `≥ ${fmtPct(GOAL_FRAMED)}`,
+        result: check(percentile(share, 50) >= GOAL_FRAMED),
+      });
+    }
     f.push({
       figure: `${levels} levels: until every minute row is written${runs}`,
       value: `${med(e2e, fmtInt)} snapshots/s (${fmtPct(percentile(written, 50))} written when the last of ${fmtInt(n)} was processed)`,

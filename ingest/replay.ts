@@ -1,6 +1,9 @@
 // Replays a JSONL recording of order-book snapshots into md.orderbook.
-//   npm run ingest:replay -- <file> [--exchange coinbase --pair BTC/USD] [--speed 0]
+//   npm run ingest:replay -- <file> [--exchange coinbase --pair BTC/USD] [--speed 0] [--plain]
 // --speed 0 (default) sends as fast as the broker takes it; 1 keeps the recording's pace.
+// Values go Confluent-framed, with the registry id of md.orderbook's schema; --plain sends
+// plain JSON, as a feed that does not use the registry would. A line that is not JSON or
+// breaks the schema goes as it is (plain), and the processor dead-letters it with its reason.
 import fs from 'node:fs';
 import readline from 'node:readline';
 import { parseArgs } from 'node:util';
@@ -8,20 +11,32 @@ import { loadConfig } from '../lib/config.ts';
 import { createKafka, topicName } from '../lib/kafka.ts';
 import { createLogger, type Logger } from '../lib/log.ts';
 import { Partitioners, type Kafka } from 'kafkajs';
+import { openSchemaRegistry, registeredSchemaId, type Registry } from '../lib/schema-registry.ts';
 import { lineToMessage, type LineOptions } from './orderbook-lines.ts';
 
 export interface ReplayOptions extends LineOptions {
   file: string;
   topic: string;
+  /** Frames each value with the registry id of md.orderbook's schema (subject `<topic>-value`); without it, plain JSON. */
+  registry?: Registry;
   speed?: number;
   onProgress?: (sent: number) => void;
 }
 
 export async function replayFile(kafka: Kafka, opts: ReplayOptions): Promise<number> {
+  const schemaId = opts.registry ? await registeredSchemaId(opts.registry, 'md.orderbook', `${opts.topic}-value`) : undefined;
   const producer = kafka.producer({ allowAutoTopicCreation: false, createPartitioner: Partitioners.DefaultPartitioner });
   await producer.connect();
+  const frame = async (value: string): Promise<string | Buffer> => {
+    if (!opts.registry || schemaId === undefined) return value;
+    try {
+      return await opts.registry.client.encode(schemaId, JSON.parse(value));
+    } catch {
+      return value;
+    }
+  };
   let sent = 0;
-  let batch: { key: string | null; value: string }[] = [];
+  let batch: { key: string | null; value: string | Buffer }[] = [];
   let firstTs: number | undefined;
   const started = Date.now();
   const flush = async () => {
@@ -47,7 +62,7 @@ export async function replayFile(kafka: Kafka, opts: ReplayOptions): Promise<num
           }
         }
       }
-      batch.push(msg);
+      batch.push({ key: msg.key, value: await frame(msg.value) });
       if (batch.length >= 500) await flush();
     }
     await flush();
@@ -77,21 +92,24 @@ async function main(argv: string[], log: Logger): Promise<void> {
       pair: { type: 'string' },
       speed: { type: 'string', default: '0' },
       file: { type: 'string' },
+      plain: { type: 'boolean', default: false },
     },
   });
   const file = values.file ?? positionals[0];
-  if (!file) throw new Error('usage: npm run ingest:replay -- <file.jsonl> [--exchange X --pair BASE/QUOTE] [--speed N]');
+  if (!file) throw new Error('usage: npm run ingest:replay -- <file.jsonl> [--exchange X --pair BASE/QUOTE] [--speed N] [--plain]');
   const speed = Number(values.speed);
   if (!Number.isFinite(speed) || speed < 0) throw new Error('--speed must be a number >= 0');
   const config = loadConfig();
   const kafka = createKafka(config, 'mm-replay', log);
   const topic = topicName(config, 'md.orderbook');
-  log.info('replaying', { file, topic, exchange: values.exchange, pair: values.pair });
+  const registry = values.plain ? undefined : await openSchemaRegistry(config, 'mm-replay');
+  log.info('replaying', { file, topic, exchange: values.exchange, pair: values.pair, values: registry ? 'framed' : 'plain JSON' });
   let last = 0;
   const sent = await replayFile(kafka, {
     file,
     topic,
     speed,
+    registry,
     exchange: values.exchange,
     pair: values.pair,
     onProgress: (n) => {

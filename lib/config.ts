@@ -8,6 +8,8 @@ export interface Config {
   kafkaBrokers: string[];
   topicPrefix: string;
   redisUrl: string;
+  /** The schema registry: a bare address (Apicurio or Confluent, found by asking) or the Confluent API's base URL. */
+  schemaRegistryUrl: string;
   /** Unset: embedded chdb under dataDir. Set: a ClickHouse server over HTTP(S). */
   clickhouseUrl: string | undefined;
   clickhouseDatabase: string;
@@ -63,6 +65,7 @@ export function loadConfig(env: Env = process.env): Config {
     kafkaBrokers: read('KAFKA_BROKERS', ['127.0.0.1:9092'], parseBrokers),
     topicPrefix: read('TOPIC_PREFIX', '', parseTopicPrefix),
     redisUrl: read('REDIS_URL', 'redis://127.0.0.1:6379', (raw) => parseUrl(raw, ['redis:', 'rediss:'])),
+    schemaRegistryUrl: read('SCHEMA_REGISTRY_URL', 'http://127.0.0.1:8081', parseRegistryUrl),
     clickhouseUrl: read<string | undefined>('CLICKHOUSE_URL', undefined, (raw) => parseUrl(raw, ['http:', 'https:'])),
     clickhouseDatabase: read('CLICKHOUSE_DATABASE', 'mm', parseIdentifier),
     dataDir: path.resolve(read('DATA_DIR', '.data', (raw) => raw)),
@@ -124,6 +127,13 @@ function parseUrl(raw: string, protocols: string[]): string {
   }
   if (!protocols.includes(url.protocol)) throw new Error(`expected a ${protocols.map((p) => p.slice(0, -1)).join(' or ')} URL`);
   return raw;
+}
+
+function parseRegistryUrl(raw: string): string {
+  parseUrl(raw, ['http:', 'https:']);
+  const url = new URL(raw);
+  if (url.search || url.hash) throw new Error('expected no query or fragment');
+  return raw.replace(/\/+$/, '');
 }
 
 function parseTopicPrefix(raw: string): string {

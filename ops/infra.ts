@@ -1,4 +1,5 @@
-// Brings up what the service needs on this machine: Redis and a Kafka broker. Each is
+// Brings up what the service needs on this machine: Redis, a Kafka broker and the schema
+// registry. Each is
 // reused when something already answers at its configured address, and started (as a
 // child of this process, stopped with it) when nothing does.
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -7,7 +8,9 @@ import path from 'node:path';
 import { Redis } from 'ioredis';
 import type { Config } from '../lib/config.ts';
 import type { Logger } from '../lib/log.ts';
+import { findConfluentApi } from '../lib/schema-registry.ts';
 import { kafkaAnswers, startKafka } from './kafka.ts';
+import { startSchemaRegistry } from './schema-registry.ts';
 
 export interface Started {
   name: string;
@@ -66,6 +69,22 @@ export async function ensureKafka(config: Pick<Config, 'kafkaBrokers' | 'dataDir
   if (config.kafkaBrokers.length > 1 || !isLoopback(host)) throw new Error(`Kafka at ${brokers} does not answer, and it is not on this machine to start`);
   const kafka = await startKafka({ dataDir: config.dataDir, port: Number(portText), log: (line) => log.info(line) });
   return { name: 'kafka', stop: () => kafka.stop() };
+}
+
+export async function ensureSchemaRegistry(config: Pick<Config, 'schemaRegistryUrl' | 'dataDir'>, log: Logger): Promise<Started | undefined> {
+  const url = new URL(config.schemaRegistryUrl);
+  const where = `${url.protocol}//${url.host}${url.pathname.replace(/\/+$/, '')}`;
+  const api = await findConfluentApi(config.schemaRegistryUrl);
+  if (api) {
+    log.info('schema registry answers', { url: where });
+    return undefined;
+  }
+  const bare = url.pathname.replace(/\/+$/, '') === '';
+  if (!isLoopback(url.hostname) || url.protocol !== 'http:' || !bare) {
+    throw new Error(`the schema registry at ${where} does not answer, and it is not one this machine starts (http://127.0.0.1:<port>)`);
+  }
+  const registry = await startSchemaRegistry({ dataDir: config.dataDir, port: Number(url.port || '80'), log: (line) => log.info(line) });
+  return { name: 'schema registry', stop: () => registry.stop() };
 }
 
 function splitHostPort(hp: string): [string, string] {

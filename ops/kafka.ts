@@ -8,12 +8,14 @@
 //   server.properties                 rewritten on each start (ports may change)
 //   data/                             log.dirs (meta.properties marks it formatted)
 //   logs/server.log                   broker log (see ops/kafka/log4j2.yaml)
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync, renameSync, statSync, openSync, readSync, closeSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync, renameSync } from 'node:fs';
 import { dirname, join, resolve, delimiter } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Kafka, logLevel } from 'kafkajs';
+import { fileTail, forwardLines, javaBin, parentDeathPrefix, Tail } from './java-process.ts';
+import { runMaven } from './maven.ts';
 
 export interface KafkaProcess {
   brokers: string;
@@ -51,67 +53,6 @@ function kafkaDir(dataDir: string): string {
   return dir;
 }
 
-function javaBin(): string {
-  // Honour JAVA_HOME like Kafka's own scripts do; fall back to PATH.
-  return process.env.JAVA_HOME ? join(process.env.JAVA_HOME, 'bin', 'java') : 'java';
-}
-
-/** Keep the last `max` lines of a stream-ish text source, for error messages. */
-class Tail {
-  private lines: string[] = [];
-  constructor(private readonly max: number) {}
-  push(line: string): void {
-    this.lines.push(line);
-    if (this.lines.length > this.max) this.lines.shift();
-  }
-  text(): string {
-    return this.lines.join('\n');
-  }
-}
-
-/** Split a child's output into lines and hand each to `onLine`. */
-function forwardLines(stream: NodeJS.ReadableStream | null, onLine: (line: string) => void): void {
-  if (!stream) return;
-  let buf = '';
-  stream.setEncoding('utf8');
-  stream.on('data', (chunk: string) => {
-    buf += chunk;
-    let nl: number;
-    while ((nl = buf.indexOf('\n')) >= 0) {
-      const line = buf.slice(0, nl).replace(/\r$/, '');
-      buf = buf.slice(nl + 1);
-      if (line.trim()) onLine(line);
-    }
-  });
-  stream.on('end', () => {
-    if (buf.trim()) onLine(buf);
-    buf = '';
-  });
-}
-
-/**
- * Last lines of a log file ('' when absent), without Java stack frames, which would
- * otherwise push the one line that explains a failed start out of view.
- */
-function fileTail(path: string, maxLines = 30, maxBytes = 256 * 1024): string {
-  if (!existsSync(path)) return '';
-  const size = statSync(path).size;
-  const len = Math.min(size, maxBytes);
-  const buf = Buffer.alloc(len);
-  const fd = openSync(path, 'r');
-  try {
-    readSync(fd, buf, 0, len, size - len);
-  } finally {
-    closeSync(fd);
-  }
-  return buf
-    .toString('utf8')
-    .split('\n')
-    .filter((l) => l.trim() && !/^\s+(at |\.\.\. \d+ more)/.test(l))
-    .slice(-maxLines)
-    .join('\n');
-}
-
 function sha256(text: string): string {
   return createHash('sha256').update(text).digest('hex');
 }
@@ -136,57 +77,20 @@ export async function resolveKafkaClasspath(dataDir: string, log: (line: string)
   log('resolving Kafka jars with Maven (first run downloads ~65 MB)...');
   const started = Date.now();
   const tmpOut = join(dir, `classpath.txt.${process.pid}.tmp`);
-  // -B: no colours/interactive prompts. Not -q: the "Downloaded from" lines drive the progress output.
-  const args = ['-B', '-f', pom, 'dependency:build-classpath', `-Dmdep.outputFile=${tmpOut}`];
-  const tail = new Tail(30);
-  let downloads = 0;
-  let downloadedKb = 0;
-
-  await new Promise<void>((resolvePromise, reject) => {
-    let child: ChildProcess;
-    try {
-      child = spawn('mvn', args, { stdio: ['ignore', 'pipe', 'pipe'] });
-    } catch (err) {
-      reject(err instanceof Error ? err : new Error(String(err)));
-      return;
-    }
-    const onLine = (line: string): void => {
-      tail.push(line);
-      const m = /^\[INFO\] Downloaded from [^:]+: \S+ \(([\d.]+) (B|kB|MB)/.exec(line);
-      if (m) {
-        downloads += 1;
-        const n = Number(m[1]);
-        downloadedKb += m[2] === 'MB' ? n * 1024 : m[2] === 'kB' ? n : n / 1024;
-      }
-    };
-    forwardLines(child.stdout, onLine);
-    forwardLines(child.stderr, onLine);
-    // A heartbeat so a slow first download does not look like a hang.
-    const timer = setInterval(() => {
-      const secs = Math.round((Date.now() - started) / 1000);
-      log(`  still resolving Kafka jars (${secs}s, ${downloads} files / ${(downloadedKb / 1024).toFixed(1)} MB downloaded)...`);
-    }, 10_000);
-    child.on('error', (err: NodeJS.ErrnoException) => {
-      clearInterval(timer);
-      reject(
-        err.code === 'ENOENT'
-          ? new Error('`mvn` not found on PATH: Maven 3.6+ is needed to fetch the Kafka broker jars')
-          : err,
-      );
-    });
-    child.on('close', (code) => {
-      clearInterval(timer);
-      if (code === 0 && existsSync(tmpOut)) resolvePromise();
-      else reject(new Error(`Maven failed to resolve Kafka (exit ${String(code)}):\n${tail.text()}`));
-    });
+  const { downloads, downloadedMb } = await runMaven({
+    pom,
+    args: ['dependency:build-classpath', `-Dmdep.outputFile=${tmpOut}`],
+    what: 'the Kafka jars',
+    log,
   });
+  if (!existsSync(tmpOut)) throw new Error(`Maven wrote no classpath to ${tmpOut}`);
 
   const cp = readFileSync(tmpOut, 'utf8').trim();
   renameSync(tmpOut, cpFile);
   writeFileSync(hashFile, `${hash}\n`);
   log(
     `Kafka classpath resolved in ${((Date.now() - started) / 1000).toFixed(1)}s ` +
-      `(${cp.split(delimiter).length} jars${downloads ? `, ${(downloadedKb / 1024).toFixed(1)} MB downloaded` : ''})`,
+      `(${cp.split(delimiter).length} jars${downloads ? `, ${downloadedMb.toFixed(1)} MB downloaded` : ''})`,
   );
   return cp;
 }
@@ -315,22 +219,6 @@ async function warmUp(brokers: string): Promise<void> {
     await producer.disconnect().catch(() => undefined);
     await admin.disconnect().catch(() => undefined);
   }
-}
-
-/** Prefix that makes the JVM get SIGTERM when this Node process dies, even on SIGKILL (Linux, util-linux setpriv). */
-let pdeathsigPrefix: string[] | undefined;
-function parentDeathPrefix(): string[] {
-  if (pdeathsigPrefix) return pdeathsigPrefix;
-  pdeathsigPrefix = [];
-  if (process.platform === 'linux') {
-    for (const p of ['/usr/bin/setpriv', '/bin/setpriv']) {
-      if (existsSync(p)) {
-        pdeathsigPrefix = [p, '--pdeathsig', 'TERM', '--'];
-        break;
-      }
-    }
-  }
-  return pdeathsigPrefix;
 }
 
 /**

@@ -21,6 +21,8 @@ import type { Logger } from '../lib/log.ts';
 import { IdAllocator } from '../lib/ids.ts';
 import { migrate } from '../lib/migrate.ts';
 import { openRedis } from '../lib/redis.ts';
+import { openSchemaRegistry, registerTopicSchemas, type Registry } from '../lib/schema-registry.ts';
+import type { SchemaTopic } from '../schemas/topic-schemas.ts';
 import { ApiKeyRepository } from '../domain/accounts/api-keys.ts';
 import { PasskeyRepository } from '../domain/accounts/passkeys.ts';
 import { ReferenceRepository, ReferenceSnapshot } from '../domain/reference/repository.ts';
@@ -51,6 +53,9 @@ export interface ServiceOptions {
 export interface Service {
   api: RunningApi;
   deps: ApiDeps;
+  /** The schema registry client the processors decode with, and the registry id of each topic's schema. */
+  registry: Registry;
+  schemaIds: ReadonlyMap<SchemaTopic, number>;
   consumers: BatchConsumer[];
   opsTokenFile: string;
   stop(): Promise<void>;
@@ -79,6 +84,9 @@ export const INGEST_CLICKHOUSE = { priority: 2 };
 
 export async function startService(config: Config, log: Logger, opts: ServiceOptions = {}): Promise<Service> {
   const now = opts.now ?? Date.now;
+  // First, before anything is opened: a schema the registry refuses stops the start here.
+  const registry = await openSchemaRegistry(config, 'mm-service');
+  const schemaIds = await registerTopicSchemas(registry, config, log.child('schema-registry'));
   await ensureDatabase(config);
   const apiCh = openClickHouse(config, 'api', { ...API_CLICKHOUSE, log: log.child('clickhouse') });
   const ingestCh = openClickHouse(config, 'ingest', { ...INGEST_CLICKHOUSE, log: log.child('clickhouse') });
@@ -158,7 +166,7 @@ export async function startService(config: Config, log: Logger, opts: ServiceOpt
       // A connection each: the embedded engine runs one statement at a time per connection.
       const ch = openClickHouse(config, `ingest-${name}`, { ...INGEST_CLICKHOUSE, log: log.child('clickhouse') });
       connections.push(ch);
-      const consumer = make(kafka, { config, ch, known, rates, log, faults, now }, { flushIntervalMs: opts.flushMs ?? config.flushIntervalMs });
+      const consumer = make(kafka, { config, ch, registry: { client: registry.client, schemaIds }, known, rates, log, faults, now }, { flushIntervalMs: opts.flushMs ?? config.flushIntervalMs });
       await consumer.start();
       consumers.push(consumer);
     }
@@ -170,6 +178,8 @@ export async function startService(config: Config, log: Logger, opts: ServiceOpt
   return {
     api,
     deps,
+    registry,
+    schemaIds,
     consumers,
     opsTokenFile,
     async stop() {

@@ -1,12 +1,12 @@
-// npm run demo: everything, with demo data. Starts Redis and Kafka when nothing answers,
-// the service (API + processors, embedded ClickHouse), loads the demo fixture, runs the
-// synthetic exchange feed, and prints how to sign in. Ctrl-C stops all of it.
+// npm run demo: everything, with demo data. Starts Redis, Kafka and the schema registry
+// when nothing answers, the service (API + processors, embedded ClickHouse), loads the demo
+// fixture, runs the synthetic exchange feed, and prints how to sign in. Ctrl-C stops all of it.
 import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { startSyntheticFeed, type RunningFeed } from '../../ingest/synthetic/feed.ts';
 import { createKafka } from '../../lib/kafka.ts';
 import type { FixtureFile } from '../../schemas/index.ts';
-import { ensureKafka, ensureRedis, stopAll, type Started } from '../infra.ts';
+import { ensureKafka, ensureRedis, ensureSchemaRegistry, stopAll, type Started } from '../infra.ts';
 import { startService, type Service } from '../service.ts';
 import { boot, fail, onShutdown } from './run.ts';
 
@@ -25,6 +25,7 @@ try {
   log.info('starting the demo stack', { data_dir: config.dataDir });
   started.push(await ensureRedis(config, log));
   started.push(await ensureKafka(config, log));
+  started.push(await ensureSchemaRegistry(config, log));
   service = await startService(config, log);
   const fixture = JSON.parse(fs.readFileSync(FIXTURE, 'utf8')) as FixtureFile;
   const summary = await service.deps.loadFixture(fixture);
@@ -32,7 +33,7 @@ try {
   // coinbase BTC/USD is kept for replaying the recorded book (README): live synthetic
   // books would put its event time in the present and the recording's snapshots would be late.
   const fed = (fixture.pairs ?? []).filter((p) => !(p.exchange === 'coinbase' && p.pair === 'BTC/USD'));
-  feed = await startSyntheticFeed(createKafka(config, 'mm-synthetic-feed', log.child('feed')), config, fed, log.child('feed'));
+  feed = await startSyntheticFeed(createKafka(config, 'mm-synthetic-feed', log.child('feed')), service.registry, config, fed, log.child('feed'));
   printBanner(service.api.url, fixture);
 } catch (e) {
   await feed?.stop();

@@ -1,5 +1,5 @@
-// npm start: Redis and Kafka (started when nothing answers), then the service.
-import { ensureKafka, ensureRedis, stopAll, type Started } from '../infra.ts';
+// npm start: Redis, Kafka and the schema registry (started when nothing answers), then the service.
+import { ensureKafka, ensureRedis, ensureSchemaRegistry, stopAll, type Started } from '../infra.ts';
 import { startService } from '../service.ts';
 import { boot, fail, onShutdown } from './run.ts';
 
@@ -13,6 +13,7 @@ let service: Awaited<ReturnType<typeof startService>> | undefined;
 try {
   started.push(await ensureRedis(config, log));
   started.push(await ensureKafka(config, log));
+  started.push(await ensureSchemaRegistry(config, log));
   service = await startService(config, log);
   log.info(`serving at ${service.api.url}; load reference data with: npm run seed -- <fixture.json>`);
 } catch (e) {

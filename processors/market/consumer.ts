@@ -1,5 +1,6 @@
 // Wires a windowed market-data pipeline to its topic, dead-letter topic, consumer group
 // and minute table: the same for every md.* processor.
+import type { SchemaRegistry } from '@kafkajs/confluent-schema-registry';
 import type { Kafka } from 'kafkajs';
 import type { ClickHouse } from '../../lib/clickhouse.ts';
 import type { Config } from '../../lib/config.ts';
@@ -8,6 +9,7 @@ import type { Logger } from '../../lib/log.ts';
 import type { QuoteRates } from '../metrics/quote-rates.ts';
 import type { KnownPairs } from '../reference-cache.ts';
 import { BatchConsumer } from '../shell/batch-consumer.ts';
+import { ValueDecoder } from '../shell/decode-value.ts';
 import type { Faults } from '../shell/faults.ts';
 import type { Family } from '../../domain/market/families/family.ts';
 import { MinuteRepository } from '../../domain/market/repositories/minutes.ts';
@@ -17,6 +19,9 @@ import { WindowedPipeline, type MarketMessage, type WindowSpec } from './windowe
 export interface ProcessorDeps {
   config: Pick<Config, 'topicPrefix' | 'latenessMs'>;
   ch: ClickHouse;
+  /** Decodes framed messages: the service's one client, whose schemas by id all processors
+   * share, and the id each topic's schema got when the service registered it. */
+  registry: { client: Pick<SchemaRegistry, 'cache' | 'getSchema'>; schemaIds: ReadonlyMap<BaseTopic, number> };
   known: KnownPairs;
   rates: QuoteRates;
   log: Logger;
@@ -41,6 +46,8 @@ export function marketConsumer<Msg extends MarketMessage, In, Row extends object
   const topic = topicName(deps.config, p.topic);
   const groupId = deps.config.topicPrefix + p.group;
   const pipeline = new WindowedPipeline(p.spec, {
+    decoder: new ValueDecoder(deps.registry.client, deps.now),
+    ownSchemaId: deps.registry.schemaIds.get(p.topic),
     repo: new MinuteRepository<Row>(deps.ch, p.family, deps.now),
     rollups: new Rollups(deps.ch, p.family),
     known: deps.known,

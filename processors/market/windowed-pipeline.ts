@@ -1,12 +1,14 @@
-// The common pipeline of the market-data processors: parse -> validate -> event time ->
-// known pair -> compute -> add to the pair's minute window. Closed minutes are written on
-// each flush, with the progress that lets a restart tell re-reads from late arrivals.
+// The common pipeline of the market-data processors: decode (framed or plain JSON) ->
+// validate -> event time -> known pair -> compute -> add to the pair's minute window.
+// Closed minutes are written on each flush, with the progress that lets a restart tell
+// re-reads from late arrivals.
 import type { KafkaMessage } from 'kafkajs';
 import { describeErrors, type Timestamp, type ValidateFunction } from '../../schemas/index.ts';
 import type { KnownPairs } from '../reference-cache.ts';
 import type { Pipeline } from '../shell/batch-consumer.ts';
 import { MinuteWindows, type Accumulator, type ClosedMinute } from '../shell/minute-windows.ts';
-import { deadLetter, ok, type Outcome } from '../shell/outcome.ts';
+import type { Decoded, ValueDecoder } from '../shell/decode-value.ts';
+import { deadLetter, type Outcome } from '../shell/outcome.ts';
 import { parseTimestamp } from '../shell/timestamps.ts';
 import { noFaults, type Faults } from '../shell/faults.ts';
 import type { MinuteRepository } from '../../domain/market/repositories/minutes.ts';
@@ -27,15 +29,6 @@ export interface WindowSpec<Msg extends MarketMessage, In, Row extends object> {
   create(): Accumulator<In, Row>;
 }
 
-export function parseJson(value: Buffer | null): Outcome<unknown> {
-  if (!value || value.length === 0) return deadLetter('empty message');
-  try {
-    return ok(JSON.parse(value.toString('utf8')) as unknown);
-  } catch (e) {
-    return deadLetter(`not JSON: ${(e as Error).message}`);
-  }
-}
-
 export class WindowedPipeline<Msg extends MarketMessage, In, Row extends object> implements Pipeline {
   readonly windows: MinuteWindows<In, Row, Accumulator<In, Row>>;
   /** A batch whose insert failed: retried alone, with the same token, before anything else. */
@@ -44,6 +37,9 @@ export class WindowedPipeline<Msg extends MarketMessage, In, Row extends object>
   constructor(
     private readonly spec: WindowSpec<Msg, In, Row>,
     private readonly deps: {
+      decoder: ValueDecoder;
+      /** The registry id of this topic's own schema, registered at start (see check). */
+      ownSchemaId: number | undefined;
       repo: MinuteRepository<Row>;
       rollups: Rollups;
       known: KnownPairs;
@@ -59,10 +55,21 @@ export class WindowedPipeline<Msg extends MarketMessage, In, Row extends object>
 
   /** Synchronous unless the known pairs must be reloaded first: no promise per message. */
   process(message: KafkaMessage, partition: number): Outcome<void> | Promise<Outcome<void>> {
-    const parsed = parseJson(message.value);
-    if (parsed.kind !== 'ok') return parsed;
-    const data = parsed.value;
-    if (!this.spec.validate(data)) return deadLetter(`schema: ${describeErrors(this.spec.validate.errors)}`);
+    const decoded = this.deps.decoder.decode(message.value);
+    if (decoded instanceof Promise) return decoded.then((d) => this.check(d, message, partition));
+    return this.check(decoded, message, partition);
+  }
+
+  private check(decoded: Outcome<Decoded>, message: KafkaMessage, partition: number): Outcome<void> | Promise<Outcome<void>> {
+    if (decoded.kind !== 'ok') return decoded;
+    const { data: value, schemaId } = decoded.value;
+    // Framed with the id of our own schema: the registry client validated it against that
+    // very schema (its draft-07 form, held to the same verdicts by a test), so it is not
+    // validated twice. Plain JSON and framed values of other ids are checked here.
+    if (schemaId === undefined || schemaId !== this.deps.ownSchemaId) {
+      if (!this.spec.validate(value)) return deadLetter(`schema: ${describeErrors(this.spec.validate.errors)}`);
+    }
+    const data = value as Msg;
     const ts = parseTimestamp(data.ts);
     if (ts === undefined) return deadLetter(`schema: /ts ${JSON.stringify(data.ts)} is not an ISO 8601 time or epoch milliseconds`);
     const known = this.deps.known.has(data.exchange, data.pair);

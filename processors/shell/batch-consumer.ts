@@ -5,6 +5,7 @@
 // never past what the pipeline still needs to re-read after a crash (its commit point).
 import { Partitioners, type Consumer, type Kafka, type KafkaMessage, type Producer } from 'kafkajs';
 import type { Logger } from '../../lib/log.ts';
+import { frameOf } from './decode-value.ts';
 import { noFaults, type Faults } from './faults.ts';
 import type { Outcome } from './outcome.ts';
 import type { ConsumerStats } from '../../lib/kafka.ts';
@@ -154,21 +155,29 @@ export class BatchConsumer {
     }
   }
 
-  /** The dead-letter record: the reason, where the message came from, and the message. */
+  /**
+   * The dead-letter record: the reason, where the message came from, and the message. A
+   * framed value is kept as its JSON text and its schema id, which text cannot carry
+   * inside the value (its header is binary).
+   */
   private async sendToDlq(dead: DeadLetter[]): Promise<void> {
     if (dead.length === 0) return;
     await this.producer.send({
       topic: this.opts.dlqTopic,
-      messages: dead.map(({ message, partition, reason }) => ({
-        key: message.key,
-        value: JSON.stringify({
-          reason,
-          source: { topic: this.opts.topic, partition, offset: message.offset, timestamp: message.timestamp },
-          key: message.key?.toString('utf8') ?? null,
-          value: message.value?.toString('utf8') ?? null,
-        }),
-        headers: { 'x-dlq-reason': reason },
-      })),
+      messages: dead.map(({ message, partition, reason }) => {
+        const frame = frameOf(message.value);
+        return {
+          key: message.key,
+          value: JSON.stringify({
+            reason,
+            source: { topic: this.opts.topic, partition, offset: message.offset, timestamp: message.timestamp },
+            key: message.key?.toString('utf8') ?? null,
+            value: (frame ? frame.payload : message.value)?.toString('utf8') ?? null,
+            ...(frame ? { schema_id: frame.schemaId } : {}),
+          }),
+          headers: { 'x-dlq-reason': reason },
+        };
+      }),
     });
   }
 

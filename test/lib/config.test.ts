@@ -8,6 +8,7 @@ describe('config', () => {
     expect(c.port).to.equal(8080);
     expect(c.kafkaBrokers).to.deep.equal(['127.0.0.1:9092']);
     expect(c.redisUrl).to.equal('redis://127.0.0.1:6379');
+    expect(c.schemaRegistryUrl).to.equal('http://127.0.0.1:8081');
     expect(c.clickhouseUrl).to.equal(undefined);
     expect(c.dataDir).to.equal(path.resolve('.data'));
     expect(c.latenessMs).to.equal(120_000);
@@ -30,6 +31,13 @@ describe('config', () => {
       for (const v of ['PORT="80x"', 'KAFKA_BROKERS="nohost"', 'REDIS_URL="http://x"', 'CLICKHOUSE_URL="nope"', 'LOG_LEVEL="loud"']) expect(msg).to.contain(v);
       expect((e as ConfigError).problems).to.have.length(5);
     }
+  });
+
+  it('reads SCHEMA_REGISTRY_URL and rejects one that is not an http(s) address', () => {
+    expect(loadConfig({ SCHEMA_REGISTRY_URL: 'http://sr:8081/' }).schemaRegistryUrl).to.equal('http://sr:8081');
+    expect(loadConfig({ SCHEMA_REGISTRY_URL: 'https://u:p@sr.example/apis/ccompat/v7' }).schemaRegistryUrl).to.equal('https://u:p@sr.example/apis/ccompat/v7');
+    expect(() => loadConfig({ SCHEMA_REGISTRY_URL: 'sr:8081' })).to.throw(/SCHEMA_REGISTRY_URL="sr:8081": expected a http or https URL/);
+    expect(() => loadConfig({ SCHEMA_REGISTRY_URL: 'http://sr:8081/?x=1' })).to.throw(/SCHEMA_REGISTRY_URL="http:\/\/sr:8081\/\?x=1": expected no query or fragment/);
   });
 
   it('rejects an out-of-range port', () => {

@@ -45,6 +45,7 @@ async function startChild(dataDir: string, prefix: string, faults = ''): Promise
       LOG_LEVEL: 'info',
       KAFKA_BROKERS: testStack().config.kafkaBrokers.join(','),
       REDIS_URL: testStack().config.redisUrl,
+      SCHEMA_REGISTRY_URL: testStack().config.schemaRegistryUrl,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

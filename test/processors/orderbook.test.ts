@@ -1,5 +1,5 @@
 // The ingest path end to end on the real broker and ClickHouse: the Coinbase recording
-// (with a garbage line) replayed into md.orderbook, read back per minute over HTTP.
+// (with a garbage line) replayed into md.orderbook, Confluent-framed, read back per minute over HTTP.
 import { expect } from 'chai';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -7,7 +7,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { replayFile } from '../../ingest/replay.ts';
 import { dlqTopicName, topicName } from '../../lib/kafka.ts';
-import { call, login, seed, waitFor, world } from '../support/helpers.ts';
+import { call, dlqRecords, login, seed, waitFor, world } from '../support/helpers.ts';
 import { testStack } from '../support/stack.ts';
 
 const RECORDING = fileURLToPath(new URL('../../../shared/data/coinbase-btcusd-book.jsonl', import.meta.url));
@@ -49,21 +49,6 @@ async function readMinutes(token: string, exchange: string, pair: string, from: 
   return r.body;
 }
 
-async function dlqRecords(topic: string, count: number): Promise<{ reason: string; value: string | null; key: string | null }[]> {
-  const { kafka } = testStack();
-  const consumer = kafka.consumer({ groupId: `test-dlq-${Date.now()}-${Math.random()}` });
-  const out: { reason: string; value: string | null; key: string | null }[] = [];
-  await consumer.connect();
-  await consumer.subscribe({ topic, fromBeginning: true });
-  await consumer.run({ eachMessage: async ({ message }) => void out.push(JSON.parse(message.value!.toString())) });
-  try {
-    await waitFor(`${count} dead letters`, async () => out.length >= count, 30_000);
-  } finally {
-    await consumer.disconnect();
-  }
-  return out;
-}
-
 describe('md.orderbook -> per-minute rows (Coinbase recording through Kafka)', function () {
   this.timeout(120_000);
   const w = world();
@@ -93,8 +78,8 @@ describe('md.orderbook -> per-minute rows (Coinbase recording through Kafka)', f
   after(() => dir && fs.rmSync(dir, { recursive: true, force: true }));
 
   it('writes one row per minute whose mid, spread and top of book match the recording', async () => {
-    const { kafka, config } = testStack();
-    const sent = await replayFile(kafka, { file, topic: topicName(config, 'md.orderbook'), exchange: w.ex2, pair });
+    const { kafka, config, service } = testStack();
+    const sent = await replayFile(kafka, { file, topic: topicName(config, 'md.orderbook'), exchange: w.ex2, pair, registry: service.registry });
     expect(sent).to.equal(601);
     const total = [...expected.values()].reduce((n, e) => n + e.mids.length, 0);
     const rows = await waitFor('all snapshots in minute rows', async () => {

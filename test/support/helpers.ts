@@ -106,3 +106,35 @@ export async function login(email: string, password: string, remember_me?: boole
 export async function seed(fixture: FixtureFile): Promise<void> {
   await testStack().service.deps.loadFixture(fixture);
 }
+
+/** A value framed the way any Confluent client frames it: byte 0, the schema id (big-endian int32), the JSON. */
+export function framed(schemaId: number, data: unknown): Buffer {
+  const header = Buffer.alloc(5);
+  header.writeInt32BE(schemaId, 1);
+  return Buffer.concat([header, typeof data === 'string' ? Buffer.from(data) : Buffer.from(JSON.stringify(data))]);
+}
+
+export interface DeadLetterRecord {
+  reason: string;
+  value: string | null;
+  key: string | null;
+  /** The registry id of a framed value (whose JSON text is `value`). */
+  schema_id?: number;
+}
+
+/** The records of a dead-letter topic from its start, once there are at least `count` (or once `count` says so). */
+export async function dlqRecords(topic: string, count: number | ((records: DeadLetterRecord[]) => boolean)): Promise<DeadLetterRecord[]> {
+  const { kafka } = testStack();
+  const consumer = kafka.consumer({ groupId: `test-dlq-${Date.now()}-${Math.random()}` });
+  const out: DeadLetterRecord[] = [];
+  await consumer.connect();
+  await consumer.subscribe({ topic, fromBeginning: true });
+  await consumer.run({ eachMessage: async ({ message }) => void out.push(JSON.parse(message.value!.toString()) as DeadLetterRecord) });
+  const done = typeof count === 'number' ? () => out.length >= count : () => count(out);
+  try {
+    await waitFor(typeof count === 'number' ? `${count} dead letters` : 'the dead letters', async () => done(), 30_000);
+  } finally {
+    await consumer.disconnect();
+  }
+  return out;
+}

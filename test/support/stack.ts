@@ -1,6 +1,6 @@
-// The real parts the integration tests run against, started once per run: Redis and Kafka
-// on this machine (reused when they already answer, started otherwise), or containers when
-// TEST_INFRA=containers; embedded ClickHouse in a fresh folder (or CLICKHOUSE_URL); and
+// The real parts the integration tests run against, started once per run: Redis, Kafka and
+// the schema registry on this machine (reused when they already answer, started
+// otherwise), or containers when TEST_INFRA=containers; embedded ClickHouse in a fresh folder (or CLICKHOUSE_URL); and
 // the service itself on a random port. Tests keep apart by unique names, not by wiping.
 import fs from 'node:fs';
 import os from 'node:os';
@@ -9,7 +9,7 @@ import type { Kafka } from 'kafkajs';
 import { loadConfig, type Config } from '../../lib/config.ts';
 import { createKafka } from '../../lib/kafka.ts';
 import { createLogger, type Logger } from '../../lib/log.ts';
-import { ensureKafka, ensureRedis, stopAll, type Started } from '../../ops/infra.ts';
+import { ensureKafka, ensureRedis, ensureSchemaRegistry, stopAll, type Started } from '../../ops/infra.ts';
 import { DEFAULT_LIMITS } from '../../api/deps.ts';
 import { startService, type Service } from '../../ops/service.ts';
 import { startContainers } from './containers.ts';
@@ -50,10 +50,16 @@ export async function startTestStack(): Promise<void> {
     Object.assign(env, c.env);
   }
   const config = loadConfig(env);
-  process.stderr.write(`[test] data in ${tmpDir}; topics prefixed ${config.topicPrefix}; Kafka ${config.kafkaBrokers.join(',')}\n`);
+  process.stderr.write(`[test] data in ${tmpDir}; topics and subjects prefixed ${config.topicPrefix}; Kafka ${config.kafkaBrokers.join(',')}; schema registry ${config.schemaRegistryUrl}\n`);
   started.push(await ensureRedis(config, log));
-  // A broker the tests start gets its own folder, so it never meets a demo's data.
-  started.push(await ensureKafka({ ...config, dataDir: path.join(tmpDir, 'kafka-home') }, log));
+  // A broker and a registry the tests start get folders of their own, so they never meet a
+  // demo's data. Both JVMs start at once.
+  const [kafka, registry] = await Promise.allSettled([
+    ensureKafka({ ...config, dataDir: path.join(tmpDir, 'kafka-home') }, log),
+    ensureSchemaRegistry({ ...config, dataDir: path.join(tmpDir, 'schema-registry-home') }, log),
+  ]);
+  for (const s of [kafka, registry]) if (s.status === 'fulfilled') started.push(s.value);
+  for (const s of [kafka, registry]) if (s.status === 'rejected') throw s.reason;
   // Every test signs in from 127.0.0.1: per-address limits would trip across tests. The
   // throttle tests run their own API with small limits.
   const limits = Object.fromEntries(

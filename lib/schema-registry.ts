@@ -1,0 +1,217 @@
+// The schema registry: a client of its Confluent-compatible API (@kafkajs/confluent-schema-registry),
+// the subjects of the topics, and their registration at start. The registry the project
+// runs is Apicurio Registry (ops/schema-registry.ts); any registry serving the Confluent
+// API works, Confluent's own included.
+import { COMPATIBILITY, SchemaRegistry, SchemaType } from '@kafkajs/confluent-schema-registry';
+import type { Config } from './config.ts';
+import { topicName } from './kafka.ts';
+import type { Logger } from './log.ts';
+import { bundledSchema, SCHEMA_TOPICS, type SchemaTopic } from '../schemas/topic-schemas.ts';
+
+/** Where Apicurio serves the Confluent API; Confluent's registry serves it at its root. */
+export const APICURIO_CCOMPAT_PATH = '/apis/ccompat/v7';
+const CONTENT_TYPE = 'application/vnd.schemaregistry.v1+json';
+
+export interface Registry {
+  /** Encodes and decodes framed messages; keeps every schema it saw by id. */
+  client: SchemaRegistry;
+  /** Base URL of the Confluent-compatible API (no credentials). */
+  api: string;
+  /** Headers of the calls made here beside the client (credentials of the URL, if any). */
+  headers: Record<string, string>;
+}
+
+/** A URL's credentials as a Basic header and the URL without them (fetch refuses URLs that carry them). */
+function splitCredentials(raw: string): { url: string; auth: { username: string; password: string } | undefined } {
+  const u = new URL(raw);
+  const auth = u.username ? { username: decodeURIComponent(u.username), password: decodeURIComponent(u.password) } : undefined;
+  u.username = '';
+  u.password = '';
+  return { url: u.toString().replace(/\/+$/, ''), auth };
+}
+
+function authHeaders(auth: { username: string; password: string } | undefined): Record<string, string> {
+  return auth ? { Authorization: `Basic ${Buffer.from(`${auth.username}:${auth.password}`).toString('base64')}` } : {};
+}
+
+/**
+ * The Confluent API's base URL for SCHEMA_REGISTRY_URL, or undefined when nothing answers
+ * there. A URL with a path is that base; a bare address is tried as Apicurio
+ * (`/apis/ccompat/v7`), then as Confluent's registry (the root).
+ */
+export async function findConfluentApi(raw: string, timeoutMs = 2000): Promise<string | undefined> {
+  const { url, auth } = splitCredentials(raw);
+  const bare = new URL(url).pathname.replace(/\/+$/, '') === '';
+  for (const base of bare ? [url + APICURIO_CCOMPAT_PATH, url] : [url]) {
+    try {
+      const r = await fetch(`${base}/subjects`, { headers: authHeaders(auth), signal: AbortSignal.timeout(timeoutMs) });
+      if (r.ok && Array.isArray(await r.json())) return base;
+    } catch {
+      // nothing there, or not the Confluent API
+    }
+  }
+  return undefined;
+}
+
+export async function openSchemaRegistry(config: Pick<Config, 'schemaRegistryUrl'>, clientId: string): Promise<Registry> {
+  const { auth } = splitCredentials(config.schemaRegistryUrl);
+  const api = await findConfluentApi(config.schemaRegistryUrl);
+  if (!api) throw new Error(`no schema registry answers at ${splitCredentials(config.schemaRegistryUrl).url} (SCHEMA_REGISTRY_URL)`);
+  const client = new SchemaRegistry(
+    { host: api, clientId, ...(auth ? { auth } : {}) },
+    {
+      // The registered schemas are draft-07 (schemas/topic-schemas.ts): the client compiles
+      // each with a new draft-07 ajv. Not strict: a schema another writer registered may
+      // carry keywords ajv does not know, and the processors check their own schema after it.
+      [SchemaType.JSON]: { allErrors: true, allowUnionTypes: true, strict: false, detailedErrorPaths: true },
+    },
+  );
+  return { client, api, headers: authHeaders(auth) };
+}
+
+/** The subject of a topic's values: the topic's full name, prefix included, and `-value` (Confluent's TopicNameStrategy). */
+export function subjectOf(config: Pick<Config, 'topicPrefix'>, topic: SchemaTopic): string {
+  return `${topicName(config, topic)}-value`;
+}
+
+/** A schema the registry refused: names the topic and what changed. */
+export class IncompatibleSchemaError extends Error {
+  constructor(
+    readonly topic: string,
+    readonly subject: string,
+    readonly changes: string[],
+    readonly registryMessage: string,
+  ) {
+    super(
+      `the schema registry refused the schema of ${topic} (subject ${subject}) as not BACKWARD compatible with the version registered there: ` +
+        `${changes.length > 0 ? changes.join('; ') : registryMessage}. ` +
+        'Messages already in the topic must still pass the new schema: widen, do not narrow; a new optional field needs a new topic or a compatibility change by an operator (docs/ingest.md)',
+    );
+    this.name = 'IncompatibleSchemaError';
+  }
+}
+
+async function call(registry: Registry, method: string, path: string, body?: unknown): Promise<{ status: number; data: unknown }> {
+  const r = await fetch(`${registry.api}${path}`, {
+    method,
+    headers: { ...registry.headers, ...(body === undefined ? {} : { 'Content-Type': CONTENT_TYPE }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+    signal: AbortSignal.timeout(10_000),
+  });
+  const text = await r.text();
+  let data: unknown = text;
+  try {
+    data = JSON.parse(text);
+  } catch {
+    // an error page
+  }
+  return { status: r.status, data };
+}
+
+/**
+ * Registers each topic's schema as `<topic>-value` (JSON Schema) with BACKWARD
+ * compatibility, in a fixed order. The same schema again is no new version; a schema the
+ * registry refuses throws an IncompatibleSchemaError naming the topic and the fields.
+ * Returns the registry id of each topic's schema.
+ */
+export async function registerTopicSchemas(
+  registry: Registry,
+  config: Pick<Config, 'topicPrefix'>,
+  log: Logger,
+  schemas: ReadonlyMap<SchemaTopic, string> = new Map(SCHEMA_TOPICS.map((t) => [t, bundledSchema(t)])),
+): Promise<Map<SchemaTopic, number>> {
+  const ids = new Map<SchemaTopic, number>();
+  for (const [topic, schema] of schemas) {
+    const subject = subjectOf(config, topic);
+    const path = `/config/${encodeURIComponent(subject)}`;
+    // Set before the first version too (the registry keeps it for the subject to come):
+    // the client then finds the level it expects and leaves it alone.
+    const set = await call(registry, 'PUT', path, { compatibility: COMPATIBILITY.BACKWARD });
+    if (set.status !== 200) throw new Error(`the schema registry did not set BACKWARD on ${subject} (${set.status}: ${JSON.stringify(set.data)})`);
+    try {
+      const { id } = await registry.client.register({ type: SchemaType.JSON, schema }, { subject, compatibility: COMPATIBILITY.BACKWARD });
+      ids.set(topic, id);
+    } catch (e) {
+      if ((e as { status?: number }).status !== 409) throw e;
+      const latest = await call(registry, 'GET', `/subjects/${encodeURIComponent(subject)}/versions/latest`);
+      const registered = (latest.data as { schema?: string }).schema;
+      const message = (e as Error).message.replace(/^[^-]*- /, '');
+      throw new IncompatibleSchemaError(topic, subject, describeIncompatibility(message, registered, schema), message);
+    }
+  }
+  log.info('topic schemas registered', { subjects: ids.size, ids: Object.fromEntries(ids) });
+  return ids;
+}
+
+/**
+ * The registry's 409 answer in words that name the fields. Apicurio lists its findings as
+ * `DIFF_TYPE at /properties/a/[ref ...]/maxLength`; a required field added or a new
+ * property shows only as `/required` or `/propertySchemasAdded`, so those names come from
+ * comparing the two schemas. Another registry's wording is kept when nothing is recognised.
+ */
+export function describeIncompatibility(message: string, registered: string | undefined, proposed: string): string[] {
+  const list = /list of diff types: \[(.*)\]/s.exec(message)?.[1];
+  if (!list) return [];
+  let before: { required?: string[]; properties?: Record<string, unknown> } = {};
+  let after: { required?: string[]; properties?: Record<string, unknown> } = {};
+  try {
+    before = registered ? (JSON.parse(registered) as typeof before) : {};
+    after = JSON.parse(proposed) as typeof after;
+  } catch {
+    // names from the paths only
+  }
+  const out: string[] = [];
+  for (const item of list.split(/,\s*(?=[A-Z_]+ at )/)) {
+    const m = /^([A-Z_]+) at (\S.*)$/.exec(item.trim());
+    if (!m) {
+      out.push(item.trim());
+      continue;
+    }
+    const [, kind, path] = m as unknown as [string, string, string];
+    const fields = [...path.matchAll(/(?:^|\/)properties\/([^/[\]]+)/g)].map((x) => x[1]!);
+    const field = [...new Set(fields)].join('.');
+    if (path === '/required') {
+      const added = (after.required ?? []).filter((f) => !(before.required ?? []).includes(f));
+      out.push(added.length > 0 ? `${added.map((f) => `field "${f}"`).join(', ')} became required (${kind})` : `a field became required (${kind})`);
+    } else if (path === '/propertySchemasAdded') {
+      const added = Object.keys(after.properties ?? {}).filter((f) => !(f in (before.properties ?? {})));
+      out.push(added.length > 0 ? `${added.map((f) => `field "${f}"`).join(', ')} added, which old messages may hold with any value (${kind})` : `a field was added (${kind})`);
+    } else {
+      out.push(`${field ? `field "${field}"` : 'the message'}: ${kind.toLowerCase().replace(/_type_/, ' ').replace(/_/g, ' ')} (${kind} at ${path})`);
+    }
+  }
+  return out;
+}
+
+/**
+ * The id of the schema this code writes to a topic, for producers: the version registered
+ * under `subject` equal to the local schema. A schema not registered there fails with what to do.
+ */
+export async function registeredSchemaId(registry: Registry, topic: SchemaTopic, subject: string): Promise<number> {
+  try {
+    return await registry.client.getRegistryIdBySchema(subject, { type: SchemaType.JSON, schema: bundledSchema(topic) });
+  } catch (e) {
+    throw new Error(
+      `the schema of ${topic} is not registered as ${subject} at ${registry.api} (${(e as Error).message}): the service registers the topics' schemas when it starts (npm start)`,
+    );
+  }
+}
+
+/** registeredSchemaId for each of `topics`, under the subjects of `config`'s prefix. */
+export async function topicSchemaIds<T extends SchemaTopic>(registry: Registry, config: Pick<Config, 'topicPrefix'>, topics: readonly T[]): Promise<Map<T, number>> {
+  const ids = new Map<T, number>();
+  for (const topic of topics) ids.set(topic, await registeredSchemaId(registry, topic, subjectOf(config, topic)));
+  return ids;
+}
+
+/** Deletes the subjects of a prefix's topics (a benchmark's own, when it is done): soft, then for good, as the Confluent API wants. */
+export async function deleteSubjects(registry: Registry, config: Pick<Config, 'topicPrefix'>): Promise<void> {
+  const existing = await call(registry, 'GET', '/subjects');
+  const names = new Set(Array.isArray(existing.data) ? (existing.data as string[]) : []);
+  for (const topic of SCHEMA_TOPICS) {
+    const subject = subjectOf(config, topic);
+    if (!names.has(subject)) continue;
+    await call(registry, 'DELETE', `/subjects/${encodeURIComponent(subject)}`);
+    await call(registry, 'DELETE', `/subjects/${encodeURIComponent(subject)}?permanent=true`);
+  }
+}
