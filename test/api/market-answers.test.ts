@@ -558,8 +558,8 @@ describe('market answers, recorded: the five endpoints on fixed data at a fixed 
     }
   });
 
-  it('has a recording of every case (RECORD_MARKET_ANSWERS=1 writes it)', function () {
-    if (RECORD) this.skip();
+  // Recording writes the file instead (after all): there is nothing to hold it against.
+  if (!RECORD) it('has a recording of every case (RECORD_MARKET_ANSWERS=1 writes it)', () => {
     expect(expected, `no recording at ${ANSWERS}: run with RECORD_MARKET_ANSWERS=1`).to.not.equal(undefined);
     expect(Object.keys(expected!.cases)).to.deep.equal(all.map((c) => c.name));
     expect(expected!.clock).to.equal(iso(FIXED));
