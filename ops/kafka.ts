@@ -14,7 +14,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync, renameSync } from '
 import { dirname, join, resolve, delimiter } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Kafka, logLevel } from 'kafkajs';
-import { fileTail, forwardLines, javaBin, parentDeathPrefix, Tail } from './java-process.ts';
+import { fileTail, forwardLines, javaBin, parentDeathPrefix, superviseJvm, Tail } from './java-process.ts';
 import { runMaven } from './maven.ts';
 
 export interface KafkaProcess {
@@ -292,80 +292,20 @@ export async function startKafka(opts: StartKafkaOptions): Promise<KafkaProcess>
     log(`[kafka] ${l}`);
   });
 
-  let exited: { code: number | null; signal: NodeJS.Signals | null } | undefined;
-  let ready = false;
-  let stopping = false;
-  const exitPromise = new Promise<void>((res) => {
-    child.on('exit', (code, signal) => {
-      exited = { code, signal };
-      // A broker that dies after startup would otherwise only show up as client timeouts.
-      if (ready && !stopping) {
-        log(`Kafka broker exited unexpectedly (code ${String(code)}, signal ${String(signal)}); see ${join(logsDir, 'server.log')}`);
-      }
-      res();
-    });
-  });
-  let spawnError: Error | undefined;
-  child.on('error', (err: NodeJS.ErrnoException) => {
-    spawnError = err.code === 'ENOENT' ? new Error('`java` not found (Java 17+ is needed for the Kafka broker)') : err;
-  });
-
-  // Last resort for exits that skip stop(): process.exit(), an uncaught exception. SIGTERM,
-  // not SIGKILL: the JVM then shuts down cleanly on its own, whereas after a SIGKILL the next
-  // start waits ~10 s for the dead broker's KRaft registration to expire.
-  const killOnExit = (): void => {
-    if (!exited) child.kill('SIGTERM');
-  };
-  process.on('exit', killOnExit);
-
-  const stop = async (): Promise<void> => {
-    process.off('exit', killOnExit);
-    if (exited || child.exitCode !== null) return;
-    stopping = true;
-    child.kill('SIGTERM');
-    const timer = setTimeout(() => {
-      if (!exited) {
-        log(`Kafka did not stop within ${STOP_TIMEOUT_MS / 1000}s; killing it`);
-        child.kill('SIGKILL');
-      }
-    }, STOP_TIMEOUT_MS);
-    await exitPromise;
-    clearTimeout(timer);
-  };
-
-  const failure = (why: string): Error => {
-    const serverLog = fileTail(join(logsDir, 'server.log'));
-    return new Error(
-      `${why}\n--- broker output ---\n${outTail.text() || '(none)'}\n--- tail of ${join(logsDir, 'server.log')} ---\n${serverLog || '(empty)'}`,
-    );
-  };
-
+  const serverLog = join(logsDir, 'server.log');
   const started = Date.now();
-  let lastProgress = started;
-  for (;;) {
-    if (spawnError) {
-      process.off('exit', killOnExit);
-      throw spawnError;
-    }
-    if (exited) {
-      process.off('exit', killOnExit);
-      throw failure(`Kafka broker exited during startup (code ${String(exited.code)}, signal ${String(exited.signal)})`);
-    }
-    if (await kafkaAnswers(brokers, 2000)) break;
-    const now = Date.now();
-    if (now - started > START_TIMEOUT_MS) {
-      await stop();
-      throw failure(`Kafka broker did not answer on ${brokers} within ${START_TIMEOUT_MS / 1000}s`);
-    }
-    if (now - lastProgress >= 5000) {
-      lastProgress = now;
-      log(`  waiting for Kafka on ${brokers} (${Math.round((now - started) / 1000)}s)...`);
-    }
-    // Wait a little, but wake up at once if the JVM dies.
-    await Promise.race([exitPromise, new Promise((r) => setTimeout(r, 500))]);
-  }
+  const { stop } = await superviseJvm(child, {
+    name: 'the Kafka broker',
+    logHint: serverLog,
+    answers: () => kafkaAnswers(brokers, 2000),
+    failure: (why) =>
+      new Error(`${why} on ${brokers}\n--- broker output ---\n${outTail.text() || '(none)'}\n--- tail of ${serverLog} ---\n${fileTail(serverLog) || '(empty)'}`),
+    log,
+    startTimeoutMs: START_TIMEOUT_MS,
+    stopTimeoutMs: STOP_TIMEOUT_MS,
+    pollMs: 500,
+  });
   await warmUp(brokers);
-  ready = true;
   log(`Kafka broker ready on ${brokers} after ${((Date.now() - started) / 1000).toFixed(1)}s`);
 
   return { brokers, stop };

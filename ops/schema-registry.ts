@@ -15,7 +15,7 @@ import { closeSync, existsSync, mkdirSync, openSync, readFileSync, renameSync, r
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { findConfluentApi } from '../lib/schema-registry.ts';
-import { fileTail, javaBin, parentDeathPrefix } from './java-process.ts';
+import { fileTail, javaBin, parentDeathPrefix, superviseJvm } from './java-process.ts';
 import { runMaven } from './maven.ts';
 
 export interface SchemaRegistryProcess {
@@ -110,65 +110,17 @@ export async function startSchemaRegistry(opts: StartSchemaRegistryOptions): Pro
   const child = spawn(cmd ?? 'java', args, { stdio: ['ignore', out, out] });
   closeSync(out);
 
-  let exited: { code: number | null; signal: NodeJS.Signals | null } | undefined;
-  let ready = false;
-  let stopping = false;
-  const exitPromise = new Promise<void>((res) => {
-    child.on('exit', (code, signal) => {
-      exited = { code, signal };
-      if (ready && !stopping) log(`the schema registry exited unexpectedly (code ${String(code)}, signal ${String(signal)}); see ${logFile}`);
-      res();
-    });
-  });
-  let spawnError: Error | undefined;
-  child.on('error', (err: NodeJS.ErrnoException) => {
-    spawnError = err.code === 'ENOENT' ? new Error('`java` not found (Java 17+ is needed for the schema registry)') : err;
-  });
-  const killOnExit = (): void => {
-    if (!exited) child.kill('SIGTERM');
-  };
-  process.on('exit', killOnExit);
-
-  const stop = async (): Promise<void> => {
-    process.off('exit', killOnExit);
-    if (exited || child.exitCode !== null) return;
-    stopping = true;
-    child.kill('SIGTERM');
-    const timer = setTimeout(() => {
-      if (!exited) {
-        log(`the schema registry did not stop within ${STOP_TIMEOUT_MS / 1000}s; killing it`);
-        child.kill('SIGKILL');
-      }
-    }, STOP_TIMEOUT_MS);
-    await exitPromise;
-    clearTimeout(timer);
-  };
-  const failure = (why: string): Error => new Error(`${why}\n--- tail of ${logFile} ---\n${fileTail(logFile) || '(empty)'}`);
-
   const started = Date.now();
-  let lastProgress = started;
-  for (;;) {
-    if (spawnError) {
-      process.off('exit', killOnExit);
-      throw spawnError;
-    }
-    if (exited) {
-      process.off('exit', killOnExit);
-      throw failure(`the schema registry exited during startup (code ${String(exited.code)}, signal ${String(exited.signal)})`);
-    }
-    if (await findConfluentApi(url, 1000)) break;
-    const now = Date.now();
-    if (now - started > START_TIMEOUT_MS) {
-      await stop();
-      throw failure(`the schema registry did not answer on ${url} within ${START_TIMEOUT_MS / 1000}s`);
-    }
-    if (now - lastProgress >= 5000) {
-      lastProgress = now;
-      log(`  waiting for the schema registry on ${url} (${Math.round((now - started) / 1000)}s)...`);
-    }
-    await Promise.race([exitPromise, new Promise((r) => setTimeout(r, 250))]);
-  }
-  ready = true;
+  const { stop } = await superviseJvm(child, {
+    name: 'the schema registry',
+    logHint: logFile,
+    answers: async () => (await findConfluentApi(url, 1000)) !== undefined,
+    failure: (why) => new Error(`${why} on ${url}\n--- tail of ${logFile} ---\n${fileTail(logFile) || '(empty)'}`),
+    log,
+    startTimeoutMs: START_TIMEOUT_MS,
+    stopTimeoutMs: STOP_TIMEOUT_MS,
+    pollMs: 250,
+  });
   log(`schema registry ready on ${url} after ${((Date.now() - started) / 1000).toFixed(1)}s`);
   return { url, stop };
 }
