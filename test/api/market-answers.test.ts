@@ -27,6 +27,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startApi, type RunningApi } from '../../api/server.ts';
+import { rng } from '../../ingest/synthetic/market.ts';
 import { topicName } from '../../lib/kafka.ts';
 import { call, login, seed, waitFor } from '../support/helpers.ts';
 import { testStack } from '../support/stack.ts';
@@ -122,18 +123,8 @@ const pairName = (p: { base: string; quote: string }) => `${asset(p.base)}/${p.q
 const BTC_PAIR = `${asset('BTC')}/USD`;
 
 // ---------------------------------------------------------------------------------------
-// The seeded generator: mulberry32, and only + - * / and rounding (no Math.exp, no **), so
-// every run and every platform makes the same numbers.
-function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+// The seeded generator: the synthetic market's mulberry32, and only + - * / and rounding
+// (no Math.exp, no **), so every run and every platform makes the same numbers.
 const fix = (x: number, dp: number) => Number(x.toFixed(dp));
 /** 10^-dp parsed, not computed: V8's 10 ** -4 is 0.00009999999999999999. */
 const unit = (dp: number) => Number(`1e-${dp}`);
