@@ -46,8 +46,7 @@ export function marketConsumer<Msg extends MarketMessage, In, Row extends object
   const topic = topicName(deps.config, p.topic);
   const groupId = deps.config.topicPrefix + p.group;
   const pipeline = new WindowedPipeline(p.spec, {
-    decoder: new ValueDecoder(deps.registry.client, deps.now),
-    ownSchemaId: deps.registry.schemaIds.get(p.topic),
+    decoder: new ValueDecoder(deps.registry.client, deps.now, deps.registry.schemaIds.get(p.topic)),
     repo: new MinuteRepository<Row>(deps.ch, p.family, deps.now),
     rollups: new Rollups(deps.ch, p.family),
     known: deps.known,

@@ -38,8 +38,6 @@ export class WindowedPipeline<Msg extends MarketMessage, In, Row extends object>
     private readonly spec: WindowSpec<Msg, In, Row>,
     private readonly deps: {
       decoder: ValueDecoder;
-      /** The registry id of this topic's own schema, registered at start (see check). */
-      ownSchemaId: number | undefined;
       repo: MinuteRepository<Row>;
       rollups: Rollups;
       known: KnownPairs;
@@ -62,13 +60,10 @@ export class WindowedPipeline<Msg extends MarketMessage, In, Row extends object>
 
   private check(decoded: Outcome<Decoded>, message: KafkaMessage, partition: number): Outcome<void> | Promise<Outcome<void>> {
     if (decoded.kind !== 'ok') return decoded;
-    const { data: value, schemaId } = decoded.value;
-    // Framed with the id of our own schema: the registry client validated it against that
-    // very schema (its draft-07 form, held to the same verdicts by a test), so it is not
-    // validated twice. Plain JSON and framed values of other ids are checked here.
-    if (schemaId === undefined || schemaId !== this.deps.ownSchemaId) {
-      if (!this.spec.validate(value)) return deadLetter(`schema: ${describeErrors(this.spec.validate.errors)}`);
-    }
+    const { data: value } = decoded.value;
+    // Every value meets this processor's own schema, whatever the schema of its id said
+    // (a framed value's id goes into its dead letter beside the reason).
+    if (!this.spec.validate(value)) return deadLetter(`schema: ${describeErrors(this.spec.validate.errors)}`);
     const data = value as Msg;
     const ts = parseTimestamp(data.ts);
     if (ts === undefined) return deadLetter(`schema: /ts ${JSON.stringify(data.ts)} is not an ISO 8601 time or epoch milliseconds`);

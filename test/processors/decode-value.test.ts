@@ -43,6 +43,13 @@ describe('decoding a message value', function () {
     expect(decoder.decode(Buffer.from([0, 0, 1]))).to.deep.equal({ kind: 'dead-letter', reason: 'framed: 3 bytes, shorter than the 5-byte header' });
   });
 
+  it("only parses a value framed with the reader's own schema id, which the processor checks as it checks plain JSON", () => {
+    const own = new ValueDecoder({ cache: { getSchema: () => undefined }, getSchema: () => Promise.reject(new Error('not asked')) } as never, Date.now, id);
+    const bad = { ...trade, side: 'hold' };
+    expect(own.decode(framed(id, bad))).to.deep.equal({ kind: 'ok', value: { data: bad, schemaId: id } });
+    expect((own.decode(framed(id, '{"price":')) as Outcome<unknown> & { reason: string }).reason).to.match(new RegExp(`^not JSON \\(framed, schema id ${id}\\): `));
+  });
+
   it('dead-letters an unknown schema id, asking the registry once', async () => {
     const reason = 'unknown schema id 987654320: the schema registry has no schema with that id';
     expect(await decoder.decode(framed(987_654_320, trade))).to.deep.equal({ kind: 'dead-letter', reason });

@@ -132,7 +132,7 @@ describe('schema registry', function () {
       expect(unknown.schema_id).to.equal(unknownId);
       expect(JSON.parse(unknown.value!)).to.deep.equal(book(minute + 3_000, 100));
       const bad = records.find((r) => r.key === `bad-amount-${w.tag}`)!;
-      expect(bad.reason).to.equal(`schema (id ${id}): /bids/0/1 must be >= 0`);
+      expect(bad.reason).to.equal('schema: /bids/0/1 must be >= 0');
       expect(bad.schema_id).to.equal(id);
     });
 
