@@ -13,6 +13,7 @@ import { marketRoutes } from './resources/market/routes.ts';
 import { organizationRoutes } from './resources/organizations/routes.ts';
 import { passkeyRoutes } from './resources/passkeys/routes.ts';
 import { passwordRoutes } from './resources/password/routes.ts';
+import { reportedMetricRoutes } from './resources/reported-metrics/routes.ts';
 import { totpRoutes } from './resources/totp/routes.ts';
 
 /** Every route of the API; the OpenAPI test reads the paths from here. */
@@ -31,6 +32,7 @@ export function createRouter(deps: ApiDeps): Router {
   apiKeyRoutes(router, deps);
   passkeyRoutes(router, deps);
   passwordRoutes(router, deps);
+  reportedMetricRoutes(router, deps);
   return router;
 }
 

@@ -19,6 +19,7 @@ import type { TwoFactorGuard } from './auth/two-factor.ts';
 import type { UptimeCache } from './market-caches/uptime-cache.ts';
 import type { PartialsCache } from './market-caches/window-partials.ts';
 import type { Limit, Throttle } from './http/throttle.ts';
+import type { ReportedMetricsPublisher } from './resources/reported-metrics/push.ts';
 
 export interface ThrottleLimits {
   loginPerAccount: Limit;
@@ -92,5 +93,7 @@ export interface ApiDeps {
   /** Secret of the local operator (`npm run seed`); absent disables that scheme. */
   opsToken?: string;
   loadFixture(data: unknown): Promise<FixtureSummary>;
+  /** Produces pushed reported metrics to mm.reported (api/resources/reported-metrics/push.ts). */
+  reportedMetrics: ReportedMetricsPublisher;
   processorStats(): Record<string, ConsumerStats>;
 }

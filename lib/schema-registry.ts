@@ -8,6 +8,16 @@ import { topicName } from './kafka.ts';
 import type { Logger } from './log.ts';
 import { bundledSchema, SCHEMA_TOPICS, type SchemaTopic } from '../schemas/topic-schemas.ts';
 
+/** Confluent framing: byte 0, the schema's registry id (big-endian int32), then the payload. */
+export const FRAME_HEADER_BYTES = 5;
+
+/** The frame header of a schema id, for producers that write the payload themselves. */
+export function frameHeader(schemaId: number): Buffer {
+  const header = Buffer.alloc(FRAME_HEADER_BYTES);
+  header.writeInt32BE(schemaId, 1);
+  return header;
+}
+
 /** Where Apicurio serves the Confluent API; Confluent's registry serves it at its root. */
 export const APICURIO_CCOMPAT_PATH = '/apis/ccompat/v7';
 const CONTENT_TYPE = 'application/vnd.schemaregistry.v1+json';

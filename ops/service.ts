@@ -13,6 +13,7 @@ import { Throttle } from '../api/http/throttle.ts';
 import { UptimeCache } from '../api/market-caches/uptime-cache.ts';
 import { PartialsCache } from '../api/market-caches/window-partials.ts';
 import { startApi, type RunningApi } from '../api/server.ts';
+import { connectReportedPublisher } from '../api/resources/reported-metrics/push.ts';
 import { ensureDatabase, openClickHouse } from '../lib/clickhouse.ts';
 import type { Config } from '../lib/config.ts';
 import { loadFixture } from '../domain/reference/fixtures.ts';
@@ -34,9 +35,12 @@ import { derivativesConsumer } from '../processors/derivatives/processor.ts';
 import { QuoteRates } from '../processors/metrics/quote-rates.ts';
 import { Faults } from '../processors/shell/faults.ts';
 import { orderBookConsumer } from '../processors/orderbook/processor.ts';
-import { KnownPairs } from '../processors/reference-cache.ts';
+import { KnownPairs, KnownWallets } from '../processors/reference-cache.ts';
+import { fillsConsumer } from '../processors/market-makers/fills.ts';
+import { ownOrdersConsumer } from '../processors/market-makers/own-orders.ts';
 import type { BatchConsumer } from '../processors/shell/batch-consumer.ts';
 import { tradesConsumer } from '../processors/trades/processor.ts';
+import { reportedConsumer } from '../processors/reported/processor.ts';
 
 export interface ServiceOptions {
   limits?: ThrottleLimits;
@@ -99,11 +103,13 @@ export async function startService(config: Config, log: Logger, opts: ServiceOpt
   const created = await ensureTopics(admin, config);
   await admin.disconnect();
   if (created.length > 0) log.info('topics created', { count: created.length, prefix: config.topicPrefix || '(none)' });
+  const reportedMetrics = await connectReportedPublisher(kafka, config, { schemaIds });
 
   const redis = openRedis(config, opts.redisPrefix ?? 'mm:');
   const users = new UserRepository(apiCh);
   const reference = new ReferenceRepository(apiCh);
   const known = new KnownPairs(new ReferenceRepository(ingestCh), now);
+  const wallets = new KnownWallets(new ReferenceRepository(ingestCh), now);
 
   // The operator's secret: readable only by this user, so only a local operator can seed.
   const opsToken = crypto.randomBytes(32).toString('hex');
@@ -147,12 +153,13 @@ export async function startService(config: Config, log: Logger, opts: ServiceOpt
         const summary = await loadFixture(data, { reference, users });
         referenceLists.invalidate();
         activeUsers.invalidate();
-        await known.refresh();
+        await Promise.all([known.refresh(), wallets.refresh()]);
         return summary;
       });
       fixtureChain = run;
       return run;
     },
+    reportedMetrics,
     processorStats: () => Object.fromEntries(consumers.map((c) => [c.name, c.stats])),
   };
 
@@ -162,11 +169,18 @@ export async function startService(config: Config, log: Logger, opts: ServiceOpt
     // One rate table for all: trades are converted with the mids the books report.
     const rates = new QuoteRates();
     const faults = new Faults(config.faults);
-    for (const [name, make] of [['orderbook', orderBookConsumer], ['trades', tradesConsumer], ['derivatives', derivativesConsumer]] as const) {
+    for (const [name, make] of [
+      ['orderbook', orderBookConsumer],
+      ['trades', tradesConsumer],
+      ['derivatives', derivativesConsumer],
+      ['mm-orders', ownOrdersConsumer],
+      ['mm-fills', fillsConsumer],
+      ['reported', reportedConsumer],
+    ] as const) {
       // A connection each: the embedded engine runs one statement at a time per connection.
       const ch = openClickHouse(config, `ingest-${name}`, { ...INGEST_CLICKHOUSE, log: log.child('clickhouse') });
       connections.push(ch);
-      const consumer = make(kafka, { config, ch, registry: { client: registry.client, schemaIds }, known, rates, log, faults, now }, { flushIntervalMs: opts.flushMs ?? config.flushIntervalMs });
+      const consumer = make(kafka, { config, ch, registry: { client: registry.client, schemaIds }, known, wallets, rates, log, faults, now }, { flushIntervalMs: opts.flushMs ?? config.flushIntervalMs });
       await consumer.start();
       consumers.push(consumer);
     }
@@ -184,6 +198,7 @@ export async function startService(config: Config, log: Logger, opts: ServiceOpt
     opsTokenFile,
     async stop() {
       await api.close();
+      await reportedMetrics.close();
       for (const c of consumers) await c.stop();
       await Promise.allSettled(connections.map((c) => c.close()));
       redis.disconnect();

@@ -51,6 +51,37 @@ export interface DerivativesMessage {
   usd_open_interest?: number;
 }
 
+/** A market maker's own open orders on one pair (mm.orders). */
+export interface OwnOrdersMessage extends OrderBookMessage {
+  organization: string;
+  wallet_id: number;
+}
+
+/** One fill of a market maker's own order (mm.fills). */
+export interface FillMessage {
+  organization: string;
+  wallet_id: number;
+  exchange: string;
+  pair: string;
+  ts: Timestamp;
+  price: number;
+  amount: number;
+  side: 'buy' | 'sell';
+  id: string | number;
+}
+
+/** One metric value a market maker reported (mm.reported; the push endpoint produces them). */
+export interface ReportedMessage {
+  organization: string;
+  asset: string;
+  exchange: string;
+  pair: string;
+  metric: string;
+  interval: '5m' | '1h' | '1d';
+  timestamp: Timestamp;
+  value: number;
+}
+
 export interface FixtureFile {
   exchanges?: { slug: string; name: string; icon_url?: string; region: string }[];
   organizations?: { slug: string; name: string; kind: 'project' | 'market_maker' }[];
@@ -72,6 +103,9 @@ export interface FixtureFile {
 export const validateOrderBook = ajv.compile<OrderBookMessage>(readJson('kafka/md.orderbook.schema.json'));
 export const validateTrade = ajv.compile<TradeMessage>(readJson('kafka/md.trades.schema.json'));
 export const validateDerivatives = ajv.compile<DerivativesMessage>(readJson('kafka/md.derivatives.schema.json'));
+export const validateOwnOrders = ajv.compile<OwnOrdersMessage>(readJson('kafka/mm.orders.schema.json'));
+export const validateFill = ajv.compile<FillMessage>(readJson('kafka/mm.fills.schema.json'));
+export const validateReported = ajv.compile<ReportedMessage>(readJson('kafka/mm.reported.schema.json'));
 export const validateFixture = ajv.compile<FixtureFile>(readJson('fixture.schema.json'));
 
 /** One line naming what is wrong, for dead-letter reasons and fixture errors. */

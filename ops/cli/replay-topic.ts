@@ -7,6 +7,9 @@ import { parseArgs } from 'node:util';
 import { DateTime } from 'luxon';
 import { createKafka, topicName, type BaseTopic } from '../../lib/kafka.ts';
 import { DERIVATIVES_GROUP } from '../../processors/derivatives/processor.ts';
+import { FILLS_GROUP } from '../../processors/market-makers/fills.ts';
+import { OWN_ORDERS_GROUP } from '../../processors/market-makers/own-orders.ts';
+import { REPORTED_GROUP } from '../../processors/reported/processor.ts';
 import { ORDERBOOK_GROUP } from '../../processors/orderbook/processor.ts';
 import { TRADES_GROUP } from '../../processors/trades/processor.ts';
 import { boot, fail } from './run.ts';
@@ -15,6 +18,9 @@ const GROUPS: Partial<Record<BaseTopic, string>> = {
   'md.orderbook': ORDERBOOK_GROUP,
   'md.trades': TRADES_GROUP,
   'md.derivatives': DERIVATIVES_GROUP,
+  'mm.orders': OWN_ORDERS_GROUP,
+  'mm.fills': FILLS_GROUP,
+  'mm.reported': REPORTED_GROUP,
 };
 
 const { config, log } = boot('replay');

@@ -11,10 +11,10 @@ import type { KnownPairs } from '../reference-cache.ts';
 import { BatchConsumer } from '../shell/batch-consumer.ts';
 import { ValueDecoder } from '../shell/decode-value.ts';
 import type { Faults } from '../shell/faults.ts';
-import type { Family } from '../../domain/market/families/family.ts';
+import { isFamily, type MinuteTable } from '../../domain/market/families/family.ts';
 import { MinuteRepository } from '../../domain/market/repositories/minutes.ts';
 import { Rollups } from '../../domain/market/repositories/rollups.ts';
-import { WindowedPipeline, type MarketMessage, type WindowSpec } from './windowed-pipeline.ts';
+import { WindowedPipeline, type Derived, type MarketMessage, type WindowSpec } from './windowed-pipeline.ts';
 
 export interface ProcessorDeps {
   config: Pick<Config, 'topicPrefix' | 'latenessMs'>;
@@ -33,8 +33,11 @@ export interface ProcessorDeps {
 export interface MarketProcessor<Msg extends MarketMessage, In, Row extends object> {
   topic: BaseTopic;
   group: string;
-  family: Family;
+  /** Its minute table; rolled up into hours and days when it is a metric family. */
+  family: MinuteTable;
   spec: WindowSpec<Msg, In, Row>;
+  /** Computed from its written minutes after their rollups. */
+  derived?: readonly Derived[];
 }
 
 export function marketConsumer<Msg extends MarketMessage, In, Row extends object>(
@@ -48,7 +51,8 @@ export function marketConsumer<Msg extends MarketMessage, In, Row extends object
   const pipeline = new WindowedPipeline(p.spec, {
     decoder: new ValueDecoder(deps.registry.client, deps.now, deps.registry.schemaIds.get(p.topic)),
     repo: new MinuteRepository<Row>(deps.ch, p.family, deps.now),
-    rollups: new Rollups(deps.ch, p.family),
+    rollups: isFamily(p.family) ? new Rollups(deps.ch, p.family) : undefined,
+    derived: p.derived,
     known: deps.known,
     groupId,
     topic,

@@ -9,10 +9,16 @@ import type { Pipeline } from '../shell/batch-consumer.ts';
 import { MinuteWindows, type Accumulator, type ClosedMinute } from '../shell/minute-windows.ts';
 import type { Decoded, ValueDecoder } from '../shell/decode-value.ts';
 import { deadLetter, type Outcome } from '../shell/outcome.ts';
-import { parseTimestamp } from '../shell/timestamps.ts';
+import { parseTimestamp } from '../../schemas/timestamps.ts';
 import { noFaults, type Faults } from '../shell/faults.ts';
 import type { MinuteRepository } from '../../domain/market/repositories/minutes.ts';
-import type { Rollups } from '../../domain/market/repositories/rollups.ts';
+import type { RollupKey, Rollups } from '../../domain/market/repositories/rollups.ts';
+
+/** What is computed from a family's minutes once they are written: recomputing it is idempotent. */
+export interface Derived {
+  /** For these pairs' minutes, or (at a restart) for the hours of these keys' minutes. */
+  recompute(keys: RollupKey[], unit: 'minute' | 'hour'): Promise<void>;
+}
 
 export interface MarketMessage {
   exchange: string;
@@ -22,6 +28,10 @@ export interface MarketMessage {
 
 export interface WindowSpec<Msg extends MarketMessage, In, Row extends object> {
   validate: ValidateFunction<Msg>;
+  /** The series within the pair a message belongs to (a market maker's wallet); '' when not given. */
+  series?(msg: Msg): string;
+  /** A check of the message against reference data beyond its pair (a wallet and its organization). */
+  admit?(msg: Msg): Outcome<void> | Promise<Outcome<void>>;
   /** Turns a valid message into what its minute accumulates (or skips / dead-letters it).
    * The value is added to its minute (or dropped) before compute is called again, so it
    * may share memory with the next call's. */
@@ -39,7 +49,10 @@ export class WindowedPipeline<Msg extends MarketMessage, In, Row extends object>
     private readonly deps: {
       decoder: ValueDecoder;
       repo: MinuteRepository<Row>;
-      rollups: Rollups;
+      /** The family's hours and days; none for a family kept only to derive others from. */
+      rollups: Rollups | undefined;
+      /** Computed from the written minutes after the rollups, in order. */
+      derived?: readonly Derived[];
       known: KnownPairs;
       groupId: string;
       topic: string;
@@ -68,15 +81,22 @@ export class WindowedPipeline<Msg extends MarketMessage, In, Row extends object>
     const ts = parseTimestamp(data.ts);
     if (ts === undefined) return deadLetter(`schema: /ts ${JSON.stringify(data.ts)} is not an ISO 8601 time or epoch milliseconds`);
     const known = this.deps.known.has(data.exchange, data.pair);
-    if (typeof known !== 'boolean') return known.then((k) => this.add(k, data, ts, message, partition));
-    return this.add(known, data, ts, message, partition);
+    if (typeof known !== 'boolean') return known.then((k) => this.admit(k, data, ts, message, partition));
+    return this.admit(known, data, ts, message, partition);
   }
 
-  private add(known: boolean, data: Msg, ts: number, message: KafkaMessage, partition: number): Outcome<void> {
+  private admit(known: boolean, data: Msg, ts: number, message: KafkaMessage, partition: number): Outcome<void> | Promise<Outcome<void>> {
     if (!known) return deadLetter(`unknown pair: ${data.exchange} ${data.pair}`);
+    if (!this.spec.admit) return this.add(data, ts, message, partition);
+    const admitted = this.spec.admit(data);
+    if (admitted instanceof Promise) return admitted.then((a) => (a.kind === 'ok' ? this.add(data, ts, message, partition) : a));
+    return admitted.kind === 'ok' ? this.add(data, ts, message, partition) : admitted;
+  }
+
+  private add(data: Msg, ts: number, message: KafkaMessage, partition: number): Outcome<void> {
     const computed = this.spec.compute(data, ts);
     if (computed.kind !== 'ok') return computed;
-    return this.windows.accept(data.exchange, data.pair, ts, computed.value, partition, message.offset);
+    return this.windows.accept(data.exchange, data.pair, ts, computed.value, partition, message.offset, this.spec.series?.(data) ?? '');
   }
 
   async flush(processed: Map<number, bigint>): Promise<void> {
@@ -96,14 +116,15 @@ export class WindowedPipeline<Msg extends MarketMessage, In, Row extends object>
     this.windows.persisted(closed, processed);
   }
 
-  /** Minutes, then the hours and days that contain them. Both steps can be repeated. */
+  /** Minutes, then the hours and days that contain them, then what derives from them. Every step can be repeated. */
   private async write(minutes: ClosedMinute<Row>[]): Promise<void> {
     if (minutes.length === 0) return;
     const faults = this.deps.faults ?? noFaults;
     faults.hit('before-write');
     await this.deps.repo.insert(minutes);
     faults.hit('after-write');
-    await this.deps.rollups.recompute(minutes);
+    await this.deps.rollups?.recompute(minutes);
+    for (const d of this.deps.derived ?? []) await d.recompute(minutes, 'minute');
   }
 
   commitPoint(partition: number, next: bigint): bigint {
@@ -112,10 +133,15 @@ export class WindowedPipeline<Msg extends MarketMessage, In, Row extends object>
 
   async load(): Promise<void> {
     const { repo, rollups, groupId, topic } = this.deps;
-    // Minutes written after the last recorded progress may lack their rollups (a crash
-    // between the two writes): compute those hours and days again.
-    const unrolled = await rollups.writtenSince(await repo.lastProgressAt(groupId, topic));
-    for (let i = 0; i < unrolled.length; i += 2000) await rollups.recompute(unrolled.slice(i, i + 2000));
+    // Minutes written after the last recorded progress may lack their rollups and what
+    // derives from them (a crash between the writes): compute those hours again.
+    const since = await repo.lastProgressAt(groupId, topic);
+    const unrolled = rollups ? await rollups.writtenSince(since) : await repo.hoursWrittenSince(since);
+    for (let i = 0; i < unrolled.length; i += 2000) {
+      const keys = unrolled.slice(i, i + 2000);
+      await rollups?.recompute(keys);
+      for (const d of this.deps.derived ?? []) await d.recompute(keys, 'hour');
+    }
     const [closed, progress] = await Promise.all([repo.lastMinutes(), repo.progress(groupId, topic)]);
     this.windows.load(closed, progress);
   }

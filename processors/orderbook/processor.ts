@@ -1,6 +1,8 @@
-// md.orderbook -> book_minutes (and, through materialized views, book_hours and book_days).
+// md.orderbook -> book_minutes (-> book_hours, book_days), then the trusted depth of the
+// market makers' minutes that waited for these public mids.
 import type { Kafka } from 'kafkajs';
 import { book } from '../../domain/market/families/book.ts';
+import { TrustedDepthJoin } from '../../domain/market-makers/trusted-depth.ts';
 import { validateOrderBook, type OrderBookMessage } from '../../schemas/index.ts';
 import { marketConsumer, type ProcessorDeps } from '../market/consumer.ts';
 import type { WindowSpec } from '../market/windowed-pipeline.ts';
@@ -29,5 +31,10 @@ export function orderBookSpec(rates: QuoteRates): WindowSpec<OrderBookMessage, B
 }
 
 export function orderBookConsumer(kafka: Kafka, deps: ProcessorDeps, opts: { flushIntervalMs?: number } = {}): BatchConsumer {
-  return marketConsumer(kafka, deps, { topic: 'md.orderbook', group: ORDERBOOK_GROUP, family: book, spec: orderBookSpec(deps.rates) }, opts);
+  return marketConsumer(
+    kafka,
+    deps,
+    { topic: 'md.orderbook', group: ORDERBOOK_GROUP, family: book, spec: orderBookSpec(deps.rates), derived: [new TrustedDepthJoin(deps.ch)] },
+    opts,
+  );
 }

@@ -10,9 +10,9 @@
 // validator, so a framed message costs no more than a plain one. Values of other ids are
 // also checked by the client against the schema of their id.
 import type { SchemaRegistry } from '@kafkajs/confluent-schema-registry';
+import { FRAME_HEADER_BYTES } from '../../lib/schema-registry.ts';
 import { deadLetter, ok, type Outcome } from './outcome.ts';
 
-export const FRAME_HEADER_BYTES = 5;
 
 /** A message's data and, when it came framed, the registry id of the schema it passed. */
 export interface Decoded {

@@ -1,4 +1,5 @@
-// Per-minute windows in event time, per (exchange, pair). A message is added to its
+// Per-minute windows in event time, per (exchange, pair) and series (a market maker's
+// wallet on that pair; '' for market data). A message is added to its
 // minute's accumulator; a minute closes once the pair's newest event time has passed the
 // minute's end by the allowed lateness (or the pair has gone quiet, see closeIdle), and its
 // row is then written once. Offsets are committed only up to the first message of the
@@ -14,6 +15,7 @@ export interface Accumulator<In, Row> {
 export interface ClosedMinute<Row> {
   exchange: string;
   pair: string;
+  series: string;
   /** Minute start, epoch ms. */
   minute: number;
   row: Row;
@@ -29,6 +31,7 @@ interface OpenMinute<Acc> {
 interface PairState<Acc> {
   exchange: string;
   pair: string;
+  series: string;
   watermark: number;
   /** Newest minute closed (in memory) / written (in ClickHouse), epoch ms. */
   lastClosed: number;
@@ -65,20 +68,20 @@ export class MinuteWindows<In, Row, Acc extends Accumulator<In, Row>> {
   }
 
   /** What ClickHouse already holds: the newest written minute per pair, and per-partition progress. */
-  load(closed: { exchange: string; pair: string; minute: number }[], progress: Map<number, bigint>): void {
-    this.persistedClosed = new Map(closed.map((c) => [key(c.exchange, c.pair), c.minute]));
+  load(closed: { exchange: string; pair: string; series?: string; minute: number }[], progress: Map<number, bigint>): void {
+    this.persistedClosed = new Map(closed.map((c) => [key(c.exchange, c.pair, c.series ?? ''), c.minute]));
     this.progress = new Map(progress);
     this.pairs.clear();
     this.pending = [];
     this.unpersisted = [];
   }
 
-  accept(exchange: string, pair: string, ts: number, input: In, partition: number, offset: string): Outcome<void> {
-    const k = key(exchange, pair);
+  accept(exchange: string, pair: string, ts: number, input: In, partition: number, offset: string, series = ''): Outcome<void> {
+    const k = key(exchange, pair, series);
     let state = this.pairs.get(k);
     if (!state) {
       const persisted = this.persistedClosed.get(k) ?? -Infinity;
-      state = { exchange, pair, watermark: -Infinity, lastClosed: persisted, lastPersisted: persisted, lastArrival: 0, partitions: new Set(), open: new Map() };
+      state = { exchange, pair, series, watermark: -Infinity, lastClosed: persisted, lastPersisted: persisted, lastArrival: 0, partitions: new Set(), open: new Map() };
       this.pairs.set(k, state);
     }
     const minute = Math.floor(ts / MINUTE) * MINUTE;
@@ -140,7 +143,7 @@ export class MinuteWindows<In, Row, Acc extends Accumulator<In, Row>> {
   private close(state: PairState<Acc>, minute: number): void {
     const open = state.open.get(minute)!;
     state.open.delete(minute);
-    const closed: ClosedMinute<Row> = { exchange: state.exchange, pair: state.pair, minute, row: open.acc.row(), firstOffsets: open.firstOffsets };
+    const closed: ClosedMinute<Row> = { exchange: state.exchange, pair: state.pair, series: state.series, minute, row: open.acc.row(), firstOffsets: open.firstOffsets };
     this.pending.push(closed);
     this.unpersisted.push(closed);
     state.lastClosed = Math.max(state.lastClosed, minute);
@@ -156,7 +159,7 @@ export class MinuteWindows<In, Row, Acc extends Accumulator<In, Row>> {
         this.pairs.delete(k);
       }
     }
-    const keep = (m: ClosedMinute<Row>) => !dropped.has(key(m.exchange, m.pair));
+    const keep = (m: ClosedMinute<Row>) => !dropped.has(key(m.exchange, m.pair, m.series));
     this.pending = this.pending.filter(keep);
     this.unpersisted = this.unpersisted.filter(keep);
   }
@@ -183,9 +186,9 @@ export class MinuteWindows<In, Row, Acc extends Accumulator<In, Row>> {
     const done = new Set(minutes);
     this.unpersisted = this.unpersisted.filter((m) => !done.has(m));
     for (const m of minutes) {
-      const state = this.pairs.get(key(m.exchange, m.pair));
+      const k = key(m.exchange, m.pair, m.series);
+      const state = this.pairs.get(k);
       if (state) state.lastPersisted = Math.max(state.lastPersisted, m.minute);
-      const k = key(m.exchange, m.pair);
       this.persistedClosed.set(k, Math.max(this.persistedClosed.get(k) ?? -Infinity, m.minute));
     }
     for (const [p, o] of processed) if (o > (this.progress.get(p) ?? -1n)) this.progress.set(p, o);
@@ -213,4 +216,4 @@ export class MinuteWindows<In, Row, Acc extends Accumulator<In, Row>> {
   }
 }
 
-const key = (exchange: string, pair: string) => `${exchange}\u0000${pair}`;
+const key = (exchange: string, pair: string, series: string) => `${exchange}\u0000${pair}\u0000${series}`;

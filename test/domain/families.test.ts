@@ -3,16 +3,17 @@
 // drift apart, and check the Node-side merge against its definition.
 import { expect } from 'chai';
 import { mergePartials, outerSelect, partialSelect, rollupColumns, type Family } from '../../domain/market/families/family.ts';
-import { FAMILIES, type BookPartial, type DerivativePartial } from '../../domain/market/families/index.ts';
+import { FAMILIES, MM_FAMILIES, type BookPartial, type DerivativePartial } from '../../domain/market/families/index.ts';
 import { testStack } from '../support/stack.ts';
 
 describe('metric families (domain/market/families)', () => {
-  for (const family of Object.values(FAMILIES) as Family[]) {
+  for (const family of [...Object.values(FAMILIES), ...Object.values(MM_FAMILIES)] as Family[]) {
     it(`${family.name}: the hour and day tables hold exactly its aggregates, in order, with their types`, async () => {
       const { ch } = testStack().service.deps;
       const expected = [
         { name: 'exchange', type: 'LowCardinality(String)' },
         { name: 'pair', type: 'LowCardinality(String)' },
+        ...(family.keys ?? []).map((name) => ({ name, type: 'UInt64' })),
         { name: 'bucket', type: "DateTime('UTC')" },
         ...family.aggregates.map((a) => ({ name: a.name, type: a.type })),
         { name: 'computed_at', type: "DateTime64(3, 'UTC')" },

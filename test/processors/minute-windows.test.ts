@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { DateTime } from 'luxon';
 import { MinuteWindows, type Accumulator } from '../../processors/shell/minute-windows.ts';
-import { parseTimestamp } from '../../processors/shell/timestamps.ts';
+import { parseTimestamp } from '../../schemas/timestamps.ts';
 import { lineToMessage } from '../../ingest/orderbook-lines.ts';
 
 class Count implements Accumulator<number, { n: number; sum: number }> {

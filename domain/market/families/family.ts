@@ -26,7 +26,17 @@ export interface Aggregate {
   partial?: 'value' | 'time-value';
 }
 
-export interface Family {
+/** A table of minute rows a processor writes, and the keys of its series. */
+export interface MinuteTable {
+  tables: { minutes: string };
+  /**
+   * Key columns of a series beside exchange and pair (a market maker's `wallet_id`): rows
+   * are kept, rolled up and read per series. None for the market's families.
+   */
+  keys?: readonly string[];
+}
+
+export interface Family extends MinuteTable {
   name: string;
   /** Its minute, hour and day tables. */
   tables: { minutes: string; hours: string; days: string };
@@ -47,6 +57,14 @@ export interface PartialKey {
 export type TimeValue = [number, number];
 
 const partials = (f: Family) => f.aggregates.filter((a) => a.partial);
+
+export const isFamily = (t: MinuteTable): t is Family => 'aggregates' in t;
+
+/** The columns that key a row besides its time: exchange, pair and the family's own keys. */
+export const keyColumns = (f: MinuteTable): string[] => ['exchange', 'pair', ...(f.keys ?? [])];
+
+/** A series' identity within its pair, from its key values ('' for the market's families). */
+export const seriesOf = (f: MinuteTable, row: Record<string, unknown>): string => (f.keys ?? []).map((k) => String(row[k])).join('\u0000');
 
 /** The rollup tables' aggregate columns, in order. */
 export const rollupColumns = (f: Family): string[] => f.aggregates.map((a) => a.name);

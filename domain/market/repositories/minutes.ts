@@ -2,12 +2,14 @@
 // written when a processor starts. The table is the family's, bound as an Identifier.
 import crypto from 'node:crypto';
 import type { ClickHouse } from '../../../lib/clickhouse.ts';
-import type { Family } from '../families/family.ts';
+import { keyColumns, seriesOf, type MinuteTable } from '../families/family.ts';
 
 /** A pair's closed minute and its row of the family's minute table. */
 export interface MinuteRow<Row> {
   exchange: string;
   pair: string;
+  /** The series within the pair (families/family.ts seriesOf); its key columns are in `row`. */
+  series: string;
   /** Minute start, epoch ms. */
   minute: number;
   row: Row;
@@ -18,7 +20,7 @@ export class MinuteRepository<Row extends object> {
 
   constructor(
     private readonly ch: ClickHouse,
-    family: Family,
+    private readonly family: MinuteTable,
     private readonly now: () => number,
   ) {
     this.table = family.tables.minutes;
@@ -34,17 +36,28 @@ export class MinuteRepository<Row extends object> {
     const rows = minutes.map((m) => ({ exchange: m.exchange, pair: m.pair, minute: Math.floor(m.minute / 1000), ...m.row, closed_at }));
     const token = crypto.createHash('sha256');
     token.update(this.table);
-    for (const m of minutes) token.update(`\u0000${m.exchange}\u0000${m.pair}\u0000${m.minute}`);
+    for (const m of minutes) token.update(`\u0000${m.exchange}\u0000${m.pair}${m.series === '' ? '' : `\u0000${m.series}`}\u0000${m.minute}`);
     await this.ch.insert(this.table, rows, { dedupToken: token.digest('hex') });
   }
 
-  /** Newest written minute per pair (epoch ms). */
-  async lastMinutes(): Promise<{ exchange: string; pair: string; minute: number }[]> {
+  /** Newest written minute per pair and series (epoch ms). */
+  async lastMinutes(): Promise<{ exchange: string; pair: string; series: string; minute: number }[]> {
+    const keys = keyColumns(this.family).join(', ');
     const rows = await this.ch.query<{ exchange: string; pair: string; minute: string | number }>(
-      'SELECT exchange, pair, toUnixTimestamp(max(minute)) AS minute FROM {table:Identifier} GROUP BY exchange, pair',
+      `SELECT ${keys}, toUnixTimestamp(max(minute)) AS minute FROM {table:Identifier} GROUP BY ${keys}`,
       { table: this.table },
     );
-    return rows.map((r) => ({ exchange: r.exchange, pair: r.pair, minute: Number(r.minute) * 1000 }));
+    return rows.map((r) => ({ exchange: r.exchange, pair: r.pair, series: seriesOf(this.family, r), minute: Number(r.minute) * 1000 }));
+  }
+
+  /** The hours (as their first minute) of the pairs' minutes written at or after `since` (epoch ms; 0: all). */
+  async hoursWrittenSince(since: number): Promise<{ exchange: string; pair: string; minute: number }[]> {
+    const rows = await this.ch.query<{ exchange: string; pair: string; hour: number }>(
+      `SELECT DISTINCT exchange, pair, toUnixTimestamp(toStartOfHour(minute)) AS hour
+       FROM {table:Identifier} WHERE closed_at >= fromUnixTimestamp64Milli({since:Int64}, 'UTC')`,
+      { table: this.table, since },
+    );
+    return rows.map((r) => ({ exchange: r.exchange, pair: r.pair, minute: Number(r.hour) * 1000 }));
   }
 
   async progress(groupId: string, topic: string): Promise<Map<number, bigint>> {

@@ -4,17 +4,22 @@
 // is merged once more per pair and bucket.
 import type { ClickHouse } from '../../../lib/clickhouse.ts';
 import { FAMILIES, type FamilyName, type Partials } from '../families/index.ts';
-import { outerSelect, partialSelect } from '../families/family.ts';
+import { keyColumns, outerSelect, partialSelect, type Family } from '../families/family.ts';
 import { pairParams, storedRows, type MarketQuery, type Sql } from './stored-rows.ts';
 
 /** The partials per pair and bucket `b`, unordered; undefined when no piece is left. */
 export function partialsSql(name: FamilyName, q: MarketQuery): Sql | undefined {
-  const family = FAMILIES[name];
-  const parts = storedRows(family.tables, q, (table) => partialSelect(family, table));
+  return familyPartialsSql(FAMILIES[name], q);
+}
+
+/** A family's partials per pair, series (Family.keys) and bucket `b`, of the rows `where` admits. */
+export function familyPartialsSql(family: Family, q: MarketQuery, where?: Sql): Sql | undefined {
+  const parts = storedRows(family.tables, q, (table) => partialSelect(family, table), { keys: family.keys, where });
   if (parts.length === 0) return undefined;
+  const group = [...keyColumns(family), 'b'].join(', ');
   return {
-    text: `SELECT exchange, pair, b, ${outerSelect(family)} FROM (${parts.map((x) => `${x.sql.text} GROUP BY exchange, pair, b`).join('\nUNION ALL\n')})
-    GROUP BY exchange, pair, b`,
+    text: `SELECT ${group}, ${outerSelect(family)} FROM (${parts.map((x) => `${x.sql.text} GROUP BY ${group}`).join('\nUNION ALL\n')})
+    GROUP BY ${group}`,
     params: Object.assign(pairParams(q), ...parts.map((x) => x.sql.params)),
   };
 }

@@ -7,7 +7,7 @@
 // declaration only; keys, times and the family's values are bound.
 import { TupleParam } from '@clickhouse/client';
 import type { ClickHouse } from '../../../lib/clickhouse.ts';
-import { fromRollups, hourFromMinutes, rollupColumns, type Family } from '../families/family.ts';
+import { fromRollups, hourFromMinutes, keyColumns, rollupColumns, type Family } from '../families/family.ts';
 
 const HOUR = 3_600_000;
 const DAY = 86_400_000;
@@ -21,12 +21,15 @@ export interface RollupKey {
 
 export class Rollups {
   private readonly columns: string;
+  /** exchange, pair and the family's series keys, as the rollups select and group them. */
+  private readonly keys: string;
 
   constructor(
     private readonly ch: ClickHouse,
     private readonly family: Family,
   ) {
-    this.columns = ['exchange', 'pair', 'bucket', ...rollupColumns(family), 'computed_at'].join(', ');
+    this.keys = keyColumns(family).join(', ');
+    this.columns = [this.keys, 'bucket', ...rollupColumns(family), 'computed_at'].join(', ');
   }
 
   /** Recomputes the hours, then the days, that contain these minutes. */
@@ -37,21 +40,21 @@ export class Rollups {
     const days = unique(keys, DAY);
     await this.ch.command(
       `INSERT INTO {hours:Identifier} (${this.columns})
-       SELECT exchange, pair, toStartOfHour(minute) AS hour_start, ${hourFromMinutes(this.family)}, now64(3)
+       SELECT ${this.keys}, toStartOfHour(minute) AS hour_start, ${hourFromMinutes(this.family)}, now64(3)
        FROM {minutes:Identifier} FINAL
        WHERE minute >= toDateTime({lo:UInt32}, 'UTC') AND minute < toDateTime({hi:UInt32}, 'UTC')
          AND (exchange, pair, toStartOfHour(minute)) IN {keys:Array(Tuple(String, String, DateTime('UTC')))}
-       GROUP BY exchange, pair, hour_start`,
+       GROUP BY ${this.keys}, hour_start`,
       { ...params, hours: tables.hours, minutes: tables.minutes, ...range(hours, HOUR), keys: hours.map((k) => new TupleParam([k.exchange, k.pair, k.start / 1000])) },
       { idempotent: true },
     );
     await this.ch.command(
       `INSERT INTO {days:Identifier} (${this.columns})
-       SELECT exchange, pair, toStartOfDay(bucket) AS day_start, ${fromRollups(this.family)}, now64(3)
+       SELECT ${this.keys}, toStartOfDay(bucket) AS day_start, ${fromRollups(this.family)}, now64(3)
        FROM {hours:Identifier} FINAL
        WHERE bucket >= toDateTime({lo:UInt32}, 'UTC') AND bucket < toDateTime({hi:UInt32}, 'UTC')
          AND (exchange, pair, toStartOfDay(bucket)) IN {keys:Array(Tuple(String, String, DateTime('UTC')))}
-       GROUP BY exchange, pair, day_start`,
+       GROUP BY ${this.keys}, day_start`,
       { days: tables.days, hours: tables.hours, ...range(days, DAY), keys: days.map((k) => new TupleParam([k.exchange, k.pair, k.start / 1000])) },
       { idempotent: true },
     );

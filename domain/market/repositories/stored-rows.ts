@@ -57,6 +57,11 @@ const BUCKET_EXPR: Record<Exclude<Interval, 'a' | 'c'>, string> = {
   '1M': 'toUnixTimestamp(toDateTime(toStartOfMonth(t, {tz:String}), {tz:String}))',
 };
 
+/** The bucket start (epoch s, in zone {tz:String}) of a time `t`, for the fixed intervals. */
+export function bucketOf(interval: Exclude<Interval, 'a' | 'c'>): string {
+  return BUCKET_EXPR[interval];
+}
+
 /** The values every stored-row read binds: the pairs and the bucket zone. */
 export function pairParams(q: Pick<MarketQuery, 'pairs' | 'zone'>): Params {
   return { pairs: q.pairs.map((p) => new TupleParam([p.exchange, p.pair])), tz: q.zone };
@@ -64,9 +69,16 @@ export function pairParams(q: Pick<MarketQuery, 'pairs' | 'zone'>): Params {
 
 /**
  * One SELECT per stored table the plan reads, each of the table's pieces only. `tables`
- * names the family's tables; `select` writes the columns of a table's rows.
+ * names the family's tables; `select` writes the columns of a table's rows. A family with
+ * series (Family.keys) also selects its key columns, and `where` narrows the rows further
+ * (the wallets a caller may see).
  */
-export function storedRows(tables: Record<Table, string>, q: MarketQuery, select: (table: Table) => string): { table: Table; sql: Sql }[] {
+export function storedRows(
+  tables: Record<Table, string>,
+  q: MarketQuery,
+  select: (table: Table) => string,
+  opts: { keys?: readonly string[]; where?: Sql } = {},
+): { table: Table; sql: Sql }[] {
   const parts: { table: Table; sql: Sql }[] = [];
   for (const table of ['minutes', 'hours', 'days'] as const) {
     const pieces = q.pieces.filter((p) => p.table === table);
@@ -96,13 +108,14 @@ export function storedRows(tables: Record<Table, string>, q: MarketQuery, select
         : q.interval === 'c'
           ? `{${k}_bucket:Array(UInt32)}[arrayFirstIndex((f, e) -> t >= f AND t < e, {${k}_from:Array(DateTime('UTC'))}, {${k}_to:Array(DateTime('UTC'))})]`
           : BUCKET_EXPR[q.interval];
+    const keys = (opts.keys ?? []).map((c) => `${c}, `).join('');
     parts.push({
       table,
       sql: {
-        text: `WITH ${start} AS t SELECT exchange, pair, ${bucket} AS b, ${select(table)}
+        text: `WITH ${start} AS t SELECT exchange, pair, ${keys}${bucket} AS b, ${select(table)}
       FROM {${k}_table:Identifier} FINAL
-      WHERE (exchange, pair) IN {pairs:Array(Tuple(String, String))} AND (${ranges.join(' OR ')})`,
-        params,
+      WHERE (exchange, pair) IN {pairs:Array(Tuple(String, String))} AND (${ranges.join(' OR ')})${opts.where ? ` AND (${opts.where.text})` : ''}`,
+        params: { ...params, ...opts.where?.params },
       },
     });
   }
