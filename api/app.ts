@@ -10,6 +10,7 @@ import { adminRoutes } from './resources/admin/routes.ts';
 import { apiKeyRoutes } from './resources/api-keys/routes.ts';
 import { authRoutes } from './resources/auth/routes.ts';
 import { marketRoutes } from './resources/market/routes.ts';
+import { marketMakerRoutes } from './resources/market-makers/routes.ts';
 import { organizationRoutes } from './resources/organizations/routes.ts';
 import { passkeyRoutes } from './resources/passkeys/routes.ts';
 import { passwordRoutes } from './resources/password/routes.ts';
@@ -28,6 +29,7 @@ export function createRouter(deps: ApiDeps): Router {
   organizationRoutes(router, deps);
   adminRoutes(router, deps);
   marketRoutes(router, deps);
+  marketMakerRoutes(router, deps);
   totpRoutes(router, deps);
   apiKeyRoutes(router, deps);
   passkeyRoutes(router, deps);

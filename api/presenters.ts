@@ -1,5 +1,5 @@
 // Response shapes shared by several resources (specification part 2).
-import type { Exchange } from '../domain/reference/repository.ts';
+import type { Exchange, Organization } from '../domain/reference/repository.ts';
 import type { User } from '../domain/accounts/users.ts';
 
 export const presentUser = (u: User) => ({
@@ -11,3 +11,6 @@ export const presentUser = (u: User) => ({
 });
 
 export const presentExchange = (e: Exchange) => ({ slug: e.slug, name: e.name, icon_url: e.icon_url });
+
+/** Organization reference (specification 2.1). */
+export const presentOrganization = (o: Pick<Organization, 'slug' | 'name'>) => ({ slug: o.slug, name: o.name });

@@ -11,7 +11,7 @@ export function wantsCsv(ctx: Context): { csv: boolean; filename: string } {
   return { csv: type === 'csv', filename };
 }
 
-/** The JSON rows as CSV, same columns in the same order; an object cell is written as its slug. */
+/** The JSON rows as CSV, same columns in the same order; an object cell is written as its slug, a boolean as true or false. */
 export function sendRows(ctx: Context, rows: Record<string, unknown>[], columns: string[], out: { csv: boolean; filename: string }): void {
   if (!out.csv) {
     ctx.body = rows;
@@ -22,6 +22,6 @@ export function sendRows(ctx: Context, rows: Record<string, unknown>[], columns:
   ctx.set('Content-Disposition', `attachment; filename="${out.filename}"`);
   ctx.body = stringify(
     rows.map((r) => columns.map((c) => cell(r[c]))),
-    { header: true, columns, cast: { number: (n) => String(n) } },
+    { header: true, columns, cast: { number: (n) => String(n), boolean: (b) => (b ? 'true' : 'false') } },
   );
 }

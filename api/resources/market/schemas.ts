@@ -30,17 +30,21 @@ export interface MarketParams {
   page?: number;
   sort_by?: string;
   sort_direction?: 'asc' | 'desc';
+  /** The market-maker endpoints' organizations filter. */
+  organizations?: string[];
+  /** Reconciliation: how far a report may exceed the measurement, in percent. */
+  tolerance_pct?: number;
 }
 
-const LISTS = ['assets', 'bps', 'amounts', 'exchanges', 'market_hours_days'] as const;
+const LISTS = ['assets', 'bps', 'amounts', 'exchanges', 'market_hours_days', 'organizations'] as const;
 
 /** The window's parameters: their problems are reported before any other's. */
 export const WINDOW_FIELDS = ['interval', 'time_start', 'time_end', 'lookback', 'market_hours_session', 'market_hours_days', 'market_hours_timezone'] as const;
 
 /** The order fields are reported in. */
-const FIELD_ORDER = [...WINDOW_FIELDS, 'assets', 'bps', 'amounts', 'exchanges', 'market_type', 'page', 'sort_by', 'sort_direction'];
+const FIELD_ORDER = [...WINDOW_FIELDS, 'organizations', 'assets', 'bps', 'amounts', 'exchanges', 'market_type', 'page', 'sort_by', 'sort_direction', 'tolerance_pct'];
 
-const MAX_LIST = { bps: 25, amounts: 25, exchanges: 100 };
+const MAX_LIST = { bps: 25, amounts: 25, exchanges: 100, organizations: 100 };
 
 /** A bad list: not strings, numbers or (for days) objects. */
 const NOT_A_LIST = Symbol('not a list');
@@ -126,6 +130,8 @@ function schemaFor(intervals: readonly Interval[]) {
       page: { type: 'integer', minimum: 1 },
       sort_by: { type: 'string' },
       sort_direction: choice(['asc', 'desc']),
+      organizations: { type: 'array', maxItems: MAX_LIST.organizations, items: { type: 'string' } },
+      tolerance_pct: { type: 'number', minimum: 0, maximum: 1e9 },
     },
   };
 }
@@ -134,6 +140,8 @@ export const validators = {
   any: ajv.compile<MarketParams>(schemaFor(INTERVALS)),
   /** Summary answers one aggregate over the window. */
   wholeWindow: ajv.compile<MarketParams>(schemaFor(['a'])),
+  /** Reported volume (specification 4.12) accepts these intervals only. */
+  reportedVolume: ajv.compile<MarketParams>(schemaFor(['1M', '1w', '1d', '1h', '5m', 'c', 'a'])),
 };
 
 /** One ajv error in the words these endpoints use, naming the value refused. */
@@ -159,6 +167,8 @@ function messageOf(field: string, e: ErrorObject): string {
       return `"${shown}" is not a positive number of USD.`;
     case 'page':
       return 'A valid integer >= 1 is required.';
+    case 'tolerance_pct':
+      return 'A number of percent >= 0 is required.';
   }
   if (e.keyword === 'maxItems') return `Ensure this field has no more than ${String(e.params.limit)} elements.`;
   if (e.keyword === 'enum') return `"${shown}" is not a valid choice; expected one of: ${(e.params.allowedValues as unknown[]).join(', ')}.`;

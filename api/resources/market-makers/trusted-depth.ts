@@ -1,0 +1,36 @@
+// GET /v2/organizations/trusted-metrics/depth/ (specification 4.11): trusted depth per
+// market maker, exchange, pair and bucket, its wallets on the pair added together.
+import { presentOrganization } from '../../presenters.ts';
+import { sendRows, wantsCsv } from '../../http/csv.ts';
+import { timeColumnNames, timestampOf } from '../../../domain/market/timestamps.ts';
+import { INTERVALS } from '../../../domain/market/facts.ts';
+import { validators } from '../market/schemas.ts';
+import { parseMmRequest } from './request.ts';
+import type { MmHandler } from './routes.ts';
+import { depthNames, readValues, sumWallets } from './values.ts';
+
+export const trustedDepth: MmHandler = (s) => async (ctx, raw) => {
+  const out = wantsCsv(ctx);
+  const req = await parseMmRequest(s.deps, ctx, raw, { validate: validators.any, intervals: INTERVALS });
+  const { cells } = await readValues(s, req, { trusted: true, reported: false, market: false });
+  const [bid, ask] = [depthNames(req.levels, 'bid'), depthNames(req.levels, 'ask')];
+  const columns = ['organization', 'asset', 'exchange', 'pair', ...timeColumnNames(req.window), ...bid, ...ask];
+  const rows: Record<string, unknown>[] = [];
+  for (const c of cells) {
+    // A bucket of fills only has no depth to show.
+    const withDepth = c.trusted.filter((t) => t.values.bid.some((v) => v !== null) || t.values.ask.some((v) => v !== null));
+    if (withDepth.length === 0) continue;
+    const v = sumWallets(withDepth);
+    const r: Record<string, unknown> = {
+      organization: presentOrganization(req.makers.get(c.maker)!.organization),
+      asset: c.pair.asset,
+      exchange: c.pair.exchange,
+      pair: c.pair.pair,
+      ...timestampOf(req.window, c.b),
+    };
+    req.levels.forEach((_, i) => (r[bid[i]!] = v.bid[i]));
+    req.levels.forEach((_, i) => (r[ask[i]!] = v.ask[i]));
+    rows.push(r);
+  }
+  sendRows(ctx, rows, columns, out);
+};
