@@ -74,6 +74,9 @@ export function createApp(deps: ApiDeps): Koa {
       urlencoded: true,
       multipart: true,
       jsonLimit: '20mb',
+      // Any JSON value parses, so each endpoint answers a body of the wrong shape in its own
+      // words (the reported-metrics push: `{message}` for anything but a non-empty list).
+      jsonStrict: false,
       formLimit: '1mb',
       // A malformed body is the client's fault: answer 400, not 500.
       onError: (err) => {

@@ -4,6 +4,7 @@
 import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { startSyntheticFeed, type RunningFeed } from '../../ingest/synthetic/feed.ts';
+import { SyntheticMarketMakers } from '../../ingest/synthetic/market-makers.ts';
 import { createKafka } from '../../lib/kafka.ts';
 import type { FixtureFile } from '../../schemas/index.ts';
 import { ensureKafka, ensureRedis, ensureSchemaRegistry, stopAll, type Started } from '../infra.ts';
@@ -33,7 +34,14 @@ try {
   // coinbase BTC/USD is kept for replaying the recorded book (README): live synthetic
   // books would put its event time in the present and the recording's snapshots would be late.
   const fed = (fixture.pairs ?? []).filter((p) => !(p.exchange === 'coinbase' && p.pair === 'BTC/USD'));
-  feed = await startSyntheticFeed(createKafka(config, 'mm-synthetic-feed', log.child('feed')), service.registry, config, fed, log.child('feed'));
+  // The second market maker of the fixture overstates its depth threefold in its reports:
+  // the reconciliation endpoint flags it (README).
+  const makers = new SyntheticMarketMakers(fixture, { 'mm-two': 3 }, config.latenessMs + 60_000);
+  const reported = service.deps.reportedMetrics;
+  feed = await startSyntheticFeed(createKafka(config, 'mm-synthetic-feed', log.child('feed')), service.registry, config, fed, log.child('feed'), 1000, {
+    model: makers,
+    publish: (items, at) => reported.publish(items, at),
+  });
   printBanner(service.api.url, fixture);
 } catch (e) {
   await feed?.stop();
@@ -70,6 +78,12 @@ function printBanner(url: string, fixture: FixtureFile): void {
     ' recording). A minute shows in the market endpoints once its lateness (LATENESS_SECONDS,',
     ' 2 minutes) has passed, e.g.:',
     `   curl -s "${url}/v2/metrics/summary/?lookback=1-hour&bps=1,10" -H "Authorization: Token $TOKEN"`,
+    '',
+    ' The market makers quote and fill on their pairs (mm.orders, mm.fills) and report every',
+    ' 30 s; mm-two overstates its depth threefold. Once their first minutes are written (about',
+    ' 4 minutes), the reconciliation flags mm-two and not mm-one:',
+    `   curl -s "${url}/v2/organizations/market-maker-metrics/reconciliation/?bps=10" -H "Authorization: Token $TOKEN"`,
+    `   curl -s "${url}/v2/organizations/market-maker-metrics/summary/?bps=10&interval=5m&lookback=1-hour" -H "Authorization: Token $TOKEN"`,
     ' Ctrl-C stops everything.',
     '==================================================================',
     '',

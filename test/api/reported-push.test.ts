@@ -156,7 +156,7 @@ describe('reported-metrics push (POST /v2/organizations/reported-metrics/)', fun
   });
 
   it('answers {message} to a body that is not a non-empty list, or a list over the bound', async () => {
-    for (const json of [{}, item(), [], { items: [item()] }]) {
+    for (const json of [{}, item(), [], { items: [item()] }, 5, 'x', null]) {
       const r = await push(maker, json);
       expect(r.status, JSON.stringify(json)).to.equal(400);
       expect(r.body).to.deep.equal({ message: PUSH_MESSAGES.notAList });
