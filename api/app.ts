@@ -11,6 +11,7 @@ import { apiKeyRoutes } from './resources/api-keys/routes.ts';
 import { authRoutes } from './resources/auth/routes.ts';
 import { marketRoutes } from './resources/market/routes.ts';
 import { marketMakerRoutes } from './resources/market-makers/routes.ts';
+import { targetRoutes } from './resources/targets/routes.ts';
 import { organizationRoutes } from './resources/organizations/routes.ts';
 import { passkeyRoutes } from './resources/passkeys/routes.ts';
 import { passwordRoutes } from './resources/password/routes.ts';
@@ -30,6 +31,7 @@ export function createRouter(deps: ApiDeps): Router {
   adminRoutes(router, deps);
   marketRoutes(router, deps);
   marketMakerRoutes(router, deps);
+  targetRoutes(router, deps);
   totpRoutes(router, deps);
   apiKeyRoutes(router, deps);
   passkeyRoutes(router, deps);

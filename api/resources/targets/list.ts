@@ -1,0 +1,171 @@
+// GET /v2/organizations/targets/ (specification 4.9, addendum section 3): the targets the
+// caller may see, filtered; a plain array, or `{count, page, page_size, results, facets}`
+// when paging or facets are asked for. Facets count each requested field's values over the
+// whole filtered set (every page).
+import type { Context } from 'koa';
+import { STATUSES, TARGET_SESSIONS, TARGET_TYPES } from '../../../domain/targets/facts.ts';
+import type { Target } from '../../../domain/targets/repository.ts';
+import { callerScope } from '../../../domain/reference/visibility.ts';
+import { badRequest, type FieldErrors } from '../../http/errors.ts';
+import { principalOf } from '../../http/auth.ts';
+import { ASSET_MESSAGE } from '../market/params.ts';
+import { lastChange, presentTarget } from './present.ts';
+import type { TargetServices } from './routes.ts';
+import { targetAccess } from '../../../domain/targets/visibility.ts';
+
+const LISTS = ['assets', 'exchanges', 'asset_labels', 'market_hours', 'metrics', 'organizations', 'target_organizations', 'pairs', 'facets', 'statuses', 'target_assets', 'types'] as const;
+const MAX_LIST = 100;
+export const FACETS = ['active', 'telegram', 'organization', 'type', 'market_hours', 'asset', 'exchange', 'pair', 'status', 'since'] as const;
+type Facet = (typeof FACETS)[number];
+const SORTS = ['id', 'type', 'organization', 'asset', 'exchange', 'pair', 'metric', 'threshold', 'effective_threshold', 'status', 'market_hours', 'active', 'since'] as const;
+const DEFAULT_PAGE_SIZE = 50;
+const HOUR = 3_600_000;
+
+/** The `since` facet: how long ago a target's status last changed (or it was made, if never). */
+export function sinceBucket(ms: number): string {
+  if (ms < HOUR) return 'under-1h';
+  if (ms < 24 * HOUR) return '1h-24h';
+  if (ms < 7 * 24 * HOUR) return '1d-7d';
+  if (ms < 30 * 24 * HOUR) return '7d-30d';
+  return 'over-30d';
+}
+
+function listOf(v: unknown): string[] | undefined {
+  if (v === undefined) return undefined;
+  const parts = (Array.isArray(v) ? v : [v]).flatMap((x) => String(x).split(',')).map((x) => x.trim()).filter((x) => x !== '');
+  return parts.length === 0 ? undefined : [...new Set(parts)];
+}
+
+function flagOf(v: unknown): boolean {
+  const s = Array.isArray(v) ? String(v[v.length - 1]) : v === undefined ? undefined : String(v);
+  return s !== undefined && s !== 'false' && s !== '0';
+}
+
+export function listTargets(s: TargetServices) {
+  return async (ctx: Context) => {
+    const user = principalOf(ctx.state).user;
+    const q = ctx.query;
+    const errors: FieldErrors = {};
+    const fail = (f: string, m: string) => {
+      errors[f] = [...((errors[f] as string[] | undefined) ?? []), m];
+    };
+    const lists: Partial<Record<(typeof LISTS)[number], string[]>> = {};
+    for (const name of LISTS) {
+      const l = listOf(q[name]);
+      if (l && l.length > MAX_LIST) fail(name, `Ensure this field has no more than ${MAX_LIST} elements.`);
+      if (l) lists[name] = l;
+    }
+    const oneOf = (name: string, values: readonly string[], given: string[] | undefined) => {
+      for (const v of given ?? []) if (!values.includes(v)) fail(name, `"${v}" is not a valid choice; expected one of: ${values.join(', ')}.`);
+    };
+    oneOf('statuses', STATUSES, lists.statuses);
+    oneOf('types', TARGET_TYPES, lists.types);
+    oneOf('market_hours', ['default', ...TARGET_SESSIONS], lists.market_hours);
+    oneOf('facets', FACETS, lists.facets);
+    const single = (name: string) => (Array.isArray(q[name]) ? (q[name] as string[]).at(-1) : (q[name] as string | undefined));
+    const type = single('type') || undefined;
+    if (type !== undefined) oneOf('type', TARGET_TYPES, [type]);
+    const sortBy = single('sort_by') || 'id';
+    oneOf('sort_by', SORTS, [sortBy]);
+    const direction = single('sort_direction') || 'asc';
+    oneOf('sort_direction', ['asc', 'desc'], [direction]);
+    const int = (name: string, min: number, max: number): number | undefined => {
+      const raw = single(name);
+      if (raw === undefined || raw === '') return undefined;
+      const n = Number(raw);
+      if (!Number.isInteger(n) || n < min || n > max) fail(name, `A valid integer from ${min} to ${max} is required.`);
+      return n;
+    };
+    const page = int('page', 1, Number.MAX_SAFE_INTEGER);
+    const pageSize = int('page_size', 1, 250);
+    const includeFacets = flagOf(q.include_facets);
+    const facetsOnly = flagOf(q.facets_only);
+
+    const [access, scope] = await Promise.all([targetAccess(s.deps, user), callerScope(s.deps, user)]);
+    for (const a of lists.assets ?? []) if (!scope.assets.includes(a)) fail('assets', ASSET_MESSAGE(a));
+    for (const o of lists.organizations ?? []) if (!access.organizations.has(o)) fail('organizations', `"${o}" is not one of your organizations.`);
+    if (Object.keys(errors).length > 0) throw badRequest(errors);
+
+    const { assets: allAssets } = await s.deps.referenceLists.lists();
+    const labels = new Map(allAssets.map((a) => [a.symbol, a.labels]));
+    const ownerOf = new Map(allAssets.map((a) => [a.symbol, a.owner]));
+    const has = (l: string[] | undefined, v: string) => !l || l.includes(v);
+    const orgs = lists.organizations && new Set(lists.organizations);
+    // An organization of the caller's scopes its gb targets, its mm targets as a market
+    // maker, and the mm targets on the assets it owns as a project.
+    const inOrganizations = (t: Target) => !orgs || orgs.has(t.organization) || (t.type === 'mm' && orgs.has(ownerOf.get(t.asset) ?? ''));
+    const all = await s.targets.all();
+    const now = s.deps.now();
+    const rows = all.filter(
+      (t) =>
+        access.canSee(t) &&
+        inOrganizations(t) &&
+        has(lists.assets, t.asset) &&
+        has(lists.target_assets, t.asset) &&
+        has(lists.exchanges, t.exchange) &&
+        has(lists.pairs, t.pair) &&
+        has(lists.metrics, t.metric) &&
+        has(lists.target_organizations, t.organization) &&
+        has(lists.statuses, t.status) &&
+        has(lists.types, t.type) &&
+        (type === undefined || t.type === type) &&
+        has(lists.market_hours, t.market_hours ?? 'default') &&
+        (!lists.asset_labels || (labels.get(t.asset) ?? []).some((l) => lists.asset_labels!.includes(l))),
+    );
+    const key = (t: Target): number | string => {
+      switch (sortBy) {
+        case 'since':
+          return lastChange(t);
+        case 'market_hours':
+          return t.market_hours ?? '';
+        case 'active':
+          return t.active ? 1 : 0;
+        default:
+          return t[sortBy as 'id'] as number | string;
+      }
+    };
+    const sign = direction === 'desc' ? -1 : 1;
+    rows.sort((a, b) => {
+      const [x, y] = [key(a), key(b)];
+      const c = typeof x === 'number' && typeof y === 'number' ? x - y : String(x).localeCompare(String(y));
+      return sign * c || a.id - b.id;
+    });
+
+    const paged = page !== undefined || pageSize !== undefined || includeFacets || facetsOnly;
+    if (!paged) {
+      ctx.body = rows.map((t) => presentTarget(t, access.organizations));
+      return;
+    }
+    const size = pageSize ?? DEFAULT_PAGE_SIZE;
+    const p = page ?? 1;
+    const body: Record<string, unknown> = {
+      count: rows.length,
+      page: p,
+      page_size: size,
+      results: facetsOnly ? [] : rows.slice((p - 1) * size, p * size).map((t) => presentTarget(t, access.organizations)),
+    };
+    if (includeFacets || facetsOnly) {
+      const wanted = (lists.facets ?? [...FACETS]) as Facet[];
+      const value: Record<Facet, (t: Target) => string> = {
+        active: (t) => String(t.active),
+        telegram: (t) => String(t.telegram_notifications),
+        organization: (t) => t.organization,
+        type: (t) => t.type,
+        market_hours: (t) => t.market_hours ?? 'default',
+        asset: (t) => t.asset,
+        exchange: (t) => t.exchange,
+        pair: (t) => t.pair,
+        status: (t) => t.status,
+        since: (t) => sinceBucket(now - lastChange(t)),
+      };
+      const facets: Record<string, Record<string, number>> = {};
+      for (const f of wanted) {
+        const counts: Record<string, number> = {};
+        for (const t of rows) counts[value[f](t)] = (counts[value[f](t)] ?? 0) + 1;
+        facets[f] = counts;
+      }
+      body.facets = facets;
+    }
+    ctx.body = body;
+  };
+}

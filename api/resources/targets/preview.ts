@@ -1,0 +1,254 @@
+// POST /v2/organizations/targets/preview/ (specification 4.8, addendum section 6): what
+// saving the complete set of targets for the given scopes would add, modify and remove,
+// and the batch that does it. Nothing is saved. Accepts JSON, urlencoded and multipart
+// bodies (in a form, `scopes` and `targets` are JSON texts).
+import type { Context } from 'koa';
+import { defaultDirection } from '../../../domain/targets/facts.ts';
+import type { Target, TargetDefinition } from '../../../domain/targets/repository.ts';
+import { scopeOf } from '../../../domain/reference/visibility.ts';
+import { badRequest, MESSAGES, type FieldErrors } from '../../http/errors.ts';
+import { targetContext } from './batch.ts';
+import { checkTarget, targetKey, TARGET_MESSAGES } from './input.ts';
+import type { TargetServices } from './routes.ts';
+
+/** Fields a change compares (and lists in `changed_fields` when they differ). */
+const COMPARED = ['threshold', 'direction', 'active', 'telegram_notifications', 'scaling_mode', 'scaling_enabled', 'scaling_source', 'scaling_reference_price'] as const;
+
+/** The threshold an organization starts from, per metric family (docs/targets.md). */
+export function defaultThreshold(metric: string): number {
+  const family = metric.split('/')[0];
+  if (metric.startsWith('uptime/')) return 95;
+  if (metric.startsWith('coverage/')) return 20;
+  switch (family) {
+    case 'volume':
+      return metric === 'volume/volume' ? 100_000 : 0;
+    case 'spread':
+      return metric.endsWith('spread_bps') ? 50 : 0;
+    case 'depth':
+      return metric.includes('n_') ? 5 : 10_000;
+    case 'slippage':
+      return 50;
+    default:
+      return 0;
+  }
+}
+
+/** The sessions a target may be limited to, as they are evaluated (addendum section 5). */
+export const MARKET_HOURS = {
+  timezone: 'America/New_York',
+  sessions: {
+    'pre-market': { days: 'Monday-Friday', start: '04:00', end: '09:30' },
+    'market-hours': { days: 'Monday-Friday', start: '09:30', end: '16:00' },
+    'after-hours': { days: 'Monday-Friday', start: '16:00', end: '20:00' },
+    overnight: { days: 'Monday-Friday', start: '20:00', end: '04:00 (next day)' },
+    'weekend-hours': { days: 'Saturday-Sunday', start: '00:00', end: '24:00' },
+  },
+  default: 'all hours: market_hours null',
+};
+
+type PreviewShape = ReturnType<typeof previewShape>;
+
+/** A target as the preview shows it (specification 2.4). */
+function previewShape(t: TargetDefinition & { id: number | null; display_threshold: number }) {
+  return {
+    id: t.id,
+    type: t.type,
+    organization: t.organization,
+    asset: t.asset,
+    exchange: t.exchange,
+    pair: t.pair,
+    metric: t.metric,
+    threshold: t.threshold,
+    display_threshold: t.display_threshold,
+    direction: t.direction,
+    active: t.active,
+    telegram_notifications: t.telegram_notifications,
+    market_hours: t.market_hours,
+    scaling: { mode: t.scaling_mode, enabled: t.scaling_enabled, scaling_source: t.scaling_source, reference_price: t.scaling_reference_price },
+  };
+}
+
+/** The form of a target to create (specification 2.4, preview `batch.create_targets[]`). */
+function toCreate(t: TargetDefinition) {
+  return {
+    type: t.type,
+    organization: t.organization,
+    asset: t.asset,
+    exchange: t.exchange,
+    pair: t.pair,
+    metric: t.metric,
+    threshold: t.threshold,
+    direction: t.direction,
+    telegram_notifications: t.telegram_notifications,
+    scaling_enabled: t.scaling_enabled,
+    scaling_source: t.scaling_source,
+    scaling_reference_price: t.scaling_reference_price,
+    market_hours: t.market_hours,
+    // Beyond the listed fields, so saving the batch keeps them as previewed.
+    active: t.active,
+    scaling_mode: t.scaling_mode,
+  };
+}
+
+const jsonField = (v: unknown): unknown => {
+  if (typeof v !== 'string') return v;
+  try {
+    return JSON.parse(v) as unknown;
+  } catch {
+    return v;
+  }
+};
+
+export function previewTargets(s: TargetServices) {
+  return async (ctx: Context) => {
+    const body = ctx.request.body as Record<string, unknown> | undefined;
+    if (typeof body !== 'object' || body === null || Array.isArray(body)) throw badRequest({ non_field_errors: ['Expected an object {scopes, targets, apply_scaling}.'] });
+    const scopes = jsonField(body.scopes);
+    const posted = jsonField(body.targets ?? []);
+    const applyScaling = body.apply_scaling === true || body.apply_scaling === 'true' || body.apply_scaling === '1';
+    const errors: FieldErrors = {};
+    if (!Array.isArray(scopes) || scopes.length === 0) errors.scopes = [scopes === undefined ? MESSAGES.required : 'Expected a non-empty list of {organization, asset, metrics}.'];
+    if (!Array.isArray(posted)) errors.targets = ['Expected a list of targets.'];
+    if (Object.keys(errors).length > 0) throw badRequest(errors);
+
+    const c = await targetContext(s, ctx);
+    // The scopes: each an organization and asset the caller manages targets of, and metrics.
+    const scopeErrors: FieldErrors[] = [];
+    const inScope: { organization: string; asset: string; metrics: Set<string> | undefined }[] = [];
+    for (const raw of scopes as unknown[]) {
+      const x = (typeof raw === 'object' && raw !== null ? raw : {}) as Record<string, unknown>;
+      const e: FieldErrors = {};
+      const org = typeof x.organization === 'string' ? c.organizations.get(x.organization) : undefined;
+      const type = org?.kind === 'market_maker' ? 'mm' : 'gb';
+      const metrics = Array.isArray(x.metrics) ? x.metrics.filter((m): m is string => typeof m === 'string') : undefined;
+      // As for a target (input.ts): an organization none of whose targets the caller manages reads as unknown.
+      const manageable = org ? scopeOf(org, { ...c.lists, coverage: c.coverage }).assets.filter((a) => c.access.canManage({ type, organization: org.slug, asset: a.symbol })) : [];
+      if (typeof x.organization !== 'string') e.organization = [MESSAGES.required];
+      else if (!org || manageable.length === 0) e.organization = [TARGET_MESSAGES.organization(x.organization)];
+      if (typeof x.asset !== 'string') e.asset = [MESSAGES.required];
+      else if (manageable.length > 0 && !manageable.some((a) => a.symbol === x.asset)) e.asset = [TARGET_MESSAGES.asset(x.asset)];
+      if (x.metrics !== undefined && !Array.isArray(x.metrics)) e.metrics = ['Expected a list of metric identifiers.'];
+      scopeErrors.push(e);
+      if (Object.keys(e).length === 0) inScope.push({ organization: org!.slug, asset: x.asset as string, metrics: metrics && metrics.length > 0 ? new Set(metrics) : undefined });
+    }
+    if (scopeErrors.some((e) => Object.keys(e).length > 0)) throw badRequest({ scopes: scopeErrors });
+    const within = (t: { organization: string; asset: string; metric: string }) =>
+      inScope.some((sc) => sc.organization === t.organization && sc.asset === t.asset && (!sc.metrics || sc.metrics.has(t.metric)));
+
+    // The posted targets, each checked and within a scope; fields not given take the
+    // existing target's value, else the default (used_default_fallback).
+    const existing = (await s.targets.all()).filter((t) => c.access.canSee(t) && within(t));
+    const byKey = new Map(existing.map((t) => [targetKey(t), t]));
+    const targetErrors: FieldErrors[] = [];
+    const after: { target: TargetDefinition; fallback: boolean }[] = [];
+    for (const raw of posted as unknown[]) {
+      const x = (typeof raw === 'object' && raw !== null && !Array.isArray(raw) ? { ...(raw as Record<string, unknown>) } : raw) as Record<string, unknown>;
+      let fallback = false;
+      if (typeof x === 'object' && x !== null && (x.threshold === undefined || x.threshold === null || x.threshold === '') && typeof x.metric === 'string') {
+        x.threshold = defaultThreshold(x.metric);
+        fallback = true;
+      }
+      const r = checkTarget(x, c);
+      if (r.errors) {
+        targetErrors.push(r.errors);
+        continue;
+      }
+      if (!within(r.target)) {
+        targetErrors.push({ non_field_errors: ['This target is outside every scope of the preview.'] });
+        continue;
+      }
+      const before = byKey.get(targetKey(r.target));
+      // Fields the posted target leaves out keep the existing target's values.
+      if (before) {
+        for (const f of ['direction', 'active', 'scaling_mode', 'scaling_source'] as const) if (x[f] === undefined) (r.target as unknown as Record<string, unknown>)[f] = before[f];
+        if (x.scaling_reference_price === undefined && r.target.scaling_reference_price === 0) r.target.scaling_reference_price = before.scaling_reference_price;
+      }
+      if (x.direction === undefined && !before) r.target.direction = defaultDirection(r.target.metric);
+      if (applyScaling && !r.target.scaling_enabled && r.target.scaling_reference_price > 0) {
+        r.target.scaling_enabled = true;
+        r.target.scaling_mode = 'price';
+      }
+      targetErrors.push({});
+      after.push({ target: r.target, fallback });
+    }
+    if (targetErrors.some((e) => Object.keys(e).length > 0)) throw badRequest({ targets: targetErrors });
+
+    const shown = (t: TargetDefinition & { id?: number }, display: number): PreviewShape => previewShape({ ...t, id: t.id ?? null, display_threshold: display });
+    const changes: Record<string, unknown>[] = [];
+    const deleteIds: number[] = [];
+    const create: ReturnType<typeof toCreate>[] = [];
+    const postedKeys = new Set<string>();
+    let added = 0;
+    let modified = 0;
+    for (const { target, fallback } of after) {
+      const key = targetKey(target);
+      if (postedKeys.has(key)) continue;
+      postedKeys.add(key);
+      const before = byKey.get(key);
+      if (!before) {
+        added++;
+        changes.push({ action: 'added', existing_id: null, before: null, after: shown(target, target.threshold), changed_fields: [], used_default_fallback: fallback });
+        create.push(toCreate(target));
+        continue;
+      }
+      const changed = COMPARED.filter((f) => before[f] !== target[f]);
+      if (changed.length === 0) continue;
+      modified++;
+      changes.push({
+        action: 'modified',
+        existing_id: before.id,
+        before: shown(before, before.effective_threshold),
+        after: shown(target, target.threshold * before.scaling_factor),
+        changed_fields: changed,
+        used_default_fallback: fallback,
+      });
+      deleteIds.push(before.id);
+      create.push(toCreate(target));
+    }
+    let removed = 0;
+    for (const t of existing) {
+      if (postedKeys.has(targetKey(t))) continue;
+      removed++;
+      changes.push({ action: 'removed', existing_id: t.id, before: shown(t, t.effective_threshold), after: null, changed_fields: [], used_default_fallback: false });
+      deleteIds.push(t.id);
+    }
+
+    // What the organization starts from: per scope, each covered pair and metric asked,
+    // the existing target or a default one.
+    const prefill: PreviewShape[] = [];
+    for (const sc of inScope) {
+      const org = c.organizations.get(sc.organization)!;
+      const type = org.kind === 'market_maker' ? 'mm' : 'gb';
+      const pairs = scopeOf(org, { ...c.lists, coverage: c.coverage }).pairs.filter((p) => p.asset === sc.asset);
+      for (const p of pairs) {
+        for (const metric of sc.metrics ?? []) {
+          const def: TargetDefinition = {
+            type,
+            organization: org.slug,
+            asset: sc.asset,
+            exchange: p.exchange,
+            pair: p.pair,
+            metric,
+            threshold: defaultThreshold(metric),
+            direction: defaultDirection(metric),
+            active: true,
+            telegram_notifications: false,
+            scaling_mode: 'price',
+            scaling_enabled: false,
+            scaling_source: 'manual',
+            scaling_reference_price: 0,
+            market_hours: null,
+          };
+          const current: Target | undefined = byKey.get(targetKey(def));
+          prefill.push(current ? shown(current, current.effective_threshold) : shown(def, def.threshold));
+        }
+      }
+    }
+    ctx.body = {
+      prefill: { default: prefill, market_hours: MARKET_HOURS },
+      changes,
+      summary: { added, modified, removed },
+      batch: { delete_ids: deleteIds, create_targets: create },
+    };
+  };
+}

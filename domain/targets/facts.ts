@@ -1,0 +1,31 @@
+// The fixed sets of targets (specification 2.4 and 4.9, addendum section 6).
+import { GB_METRICS, MM_METRICS } from '../market/facts.ts';
+
+export const TARGET_TYPES = ['gb', 'mm'] as const;
+export type TargetType = (typeof TARGET_TYPES)[number];
+
+export const DIRECTIONS = ['above', 'below'] as const;
+export type Direction = (typeof DIRECTIONS)[number];
+
+export const STATUSES = ['unchecked', 'stable', 'alert', 'recovering'] as const;
+export type TargetStatus = (typeof STATUSES)[number];
+
+/** A target's session; all hours is null (`default` in the list's filter). */
+export const TARGET_SESSIONS = ['market-hours', 'pre-market', 'after-hours', 'overnight', 'weekend-hours'] as const;
+export type TargetSession = (typeof TARGET_SESSIONS)[number];
+
+export const SCALING_MODES = ['legacy', 'price'] as const;
+export type ScalingMode = (typeof SCALING_MODES)[number];
+
+export const SCALING_SOURCES = ['asset_twap_24h', 'loan_twap', 'manual'] as const;
+export type ScalingSource = (typeof SCALING_SOURCES)[number];
+
+const METRICS: Record<TargetType, ReadonlySet<string>> = { gb: new Set(GB_METRICS), mm: new Set(MM_METRICS) };
+
+/** Whether a metric identifier is one of the type's (part 4.9: every level, size and amount). */
+export const isTargetMetric = (type: TargetType, metric: string): boolean => METRICS[type].has(metric);
+
+/** Spread and slippage are met at or below their threshold; every other metric at or above it. */
+export function defaultDirection(metric: string): Direction {
+  return metric.startsWith('spread/') || metric.startsWith('slippage/') ? 'below' : 'above';
+}

@@ -1,0 +1,173 @@
+// Targets and their evaluated state (schemas/clickhouse/030_targets.sql). A batch's rows
+// go in one insert, which is all or nothing; reads take each target's newest version.
+import crypto from 'node:crypto';
+import type { ClickHouse } from '../../lib/clickhouse.ts';
+import type { Direction, ScalingMode, ScalingSource, TargetSession, TargetStatus, TargetType } from './facts.ts';
+
+/** A target's definition, as a batch writes it. */
+export interface TargetDefinition {
+  type: TargetType;
+  organization: string;
+  asset: string;
+  exchange: string;
+  pair: string;
+  metric: string;
+  threshold: number;
+  direction: Direction;
+  active: boolean;
+  telegram_notifications: boolean;
+  scaling_mode: ScalingMode;
+  scaling_enabled: boolean;
+  scaling_source: ScalingSource;
+  scaling_reference_price: number;
+  market_hours: TargetSession | null;
+}
+
+export interface TargetState {
+  status: TargetStatus;
+  updates: { status: TargetStatus; updated_at: number }[];
+  effective_threshold: number;
+  current_price: number | null;
+  scaling_factor: number;
+}
+
+export interface Target extends TargetDefinition, TargetState {
+  id: number;
+  created_at: number;
+}
+
+interface Row {
+  id: string | number;
+  type: TargetType;
+  organization: string;
+  asset: string;
+  exchange: string;
+  pair: string;
+  metric: string;
+  threshold: number;
+  direction: Direction;
+  active: boolean;
+  telegram_notifications: boolean;
+  scaling_mode: ScalingMode;
+  scaling_enabled: boolean;
+  scaling_source: ScalingSource;
+  scaling_reference_price: number;
+  market_hours: string;
+  created_at: number;
+  status: TargetStatus | '';
+  updates: [string, number][];
+  effective_threshold: number | null;
+  current_price: number | null;
+  scaling_factor: number | null;
+  has_state: number;
+}
+
+/** Before its first evaluation: unchecked since it was made, its threshold as it is. */
+export function initialState(d: TargetDefinition, createdAt: number): TargetState {
+  const manual = d.scaling_enabled && d.scaling_mode === 'price' && d.scaling_source === 'manual';
+  return {
+    status: 'unchecked',
+    updates: [{ status: 'unchecked', updated_at: createdAt }],
+    effective_threshold: d.threshold,
+    current_price: manual ? d.scaling_reference_price : null,
+    scaling_factor: 1,
+  };
+}
+
+export class TargetRepository {
+  constructor(private readonly ch: ClickHouse) {}
+
+  /** Every live target (no tombstones), with its state, by id. */
+  async all(): Promise<Target[]> {
+    const rows = await this.ch.query<Row>(
+      `SELECT t.id AS id, t.type AS type, t.organization AS organization, t.asset AS asset, t.exchange AS exchange, t.pair AS pair,
+         t.metric AS metric, t.threshold AS threshold, t.direction AS direction, t.active AS active,
+         t.telegram_notifications AS telegram_notifications, t.scaling_mode AS scaling_mode, t.scaling_enabled AS scaling_enabled,
+         t.scaling_source AS scaling_source, t.scaling_reference_price AS scaling_reference_price, t.market_hours AS market_hours,
+         toUnixTimestamp64Milli(t.created_at) AS created_at,
+         toString(s.status) AS status, arrayMap(u -> (u.1, toUnixTimestamp64Milli(u.2)), s.updates) AS updates,
+         s.effective_threshold AS effective_threshold, s.current_price AS current_price, s.scaling_factor AS scaling_factor,
+         s.id != 0 AS has_state
+       FROM (SELECT * FROM targets FINAL WHERE NOT deleted) AS t
+       LEFT JOIN (SELECT * FROM target_states FINAL) AS s ON s.id = t.id
+       ORDER BY t.id`,
+      {},
+      { join_use_nulls: 0 },
+    );
+    return rows.map((r) => {
+      const def: TargetDefinition = {
+        type: r.type,
+        organization: r.organization,
+        asset: r.asset,
+        exchange: r.exchange,
+        pair: r.pair,
+        metric: r.metric,
+        threshold: r.threshold,
+        direction: r.direction,
+        active: Boolean(r.active),
+        telegram_notifications: Boolean(r.telegram_notifications),
+        scaling_mode: r.scaling_mode,
+        scaling_enabled: Boolean(r.scaling_enabled),
+        scaling_source: r.scaling_source,
+        scaling_reference_price: r.scaling_reference_price,
+        market_hours: r.market_hours === '' ? null : (r.market_hours as TargetSession),
+      };
+      const createdAt = Number(r.created_at);
+      const state: TargetState = Number(r.has_state)
+        ? {
+            status: r.status as TargetStatus,
+            updates: r.updates.map(([status, at]) => ({ status: status as TargetStatus, updated_at: Number(at) })),
+            effective_threshold: r.effective_threshold ?? def.threshold,
+            current_price: r.current_price,
+            scaling_factor: r.scaling_factor ?? 1,
+          }
+        : initialState(def, createdAt);
+      return { id: Number(r.id), created_at: createdAt, ...def, ...state };
+    });
+  }
+
+  /** The largest id ever written (tombstones included), for the id allocator's floor. */
+  async maxId(): Promise<number> {
+    const rows = await this.ch.query<{ id: string | number }>('SELECT max(id) AS id FROM targets');
+    return Number(rows[0]?.id ?? 0);
+  }
+
+  /**
+   * Applies a batch: tombstones of `deleteIds` and the new targets, in one insert (all or
+   * nothing), then the new targets' initial states. A state missing after a crash between
+   * the two reads as the initial state anyway.
+   */
+  async applyBatch(batch: { deleteIds: number[]; create: (TargetDefinition & { id: number })[]; by: number; at: number }): Promise<string> {
+    const batchId = crypto.randomUUID();
+    const version = batch.at * 1000 + crypto.randomInt(1000);
+    const base = { created_at: batch.at, created_by: batch.by, batch_id: batchId, version };
+    const tombstone = {
+      type: 'gb',
+      organization: '',
+      asset: '',
+      exchange: '',
+      pair: '',
+      metric: '',
+      threshold: 0,
+      direction: 'above',
+      active: false,
+      telegram_notifications: false,
+      scaling_mode: 'legacy',
+      scaling_enabled: false,
+      scaling_source: 'manual',
+      scaling_reference_price: 0,
+      market_hours: '',
+    };
+    const rows = [
+      ...batch.deleteIds.map((id) => ({ ...tombstone, id, ...base, deleted: true })),
+      ...batch.create.map((t) => ({ ...t, market_hours: t.market_hours ?? '', ...base, deleted: false })),
+    ];
+    if (rows.length > 0) await this.ch.insert('targets', rows, { dedupToken: batchId });
+    const states = batch.create.map((t) => {
+      const s = initialState(t, batch.at);
+      return { id: t.id, ...s, met_streak: 0, evaluated_at: batch.at, version };
+    });
+    if (states.length > 0) await this.ch.insert('target_states', states);
+    return batchId;
+  }
+}
