@@ -17,7 +17,7 @@ import { connectReportedPublisher } from '../api/resources/reported-metrics/push
 import { ensureDatabase, openClickHouse } from '../lib/clickhouse.ts';
 import type { Config } from '../lib/config.ts';
 import { loadFixture } from '../domain/reference/fixtures.ts';
-import { createKafka, ensureTopics } from '../lib/kafka.ts';
+import { createKafka, ensureTopics, topicName } from '../lib/kafka.ts';
 import type { Logger } from '../lib/log.ts';
 import { IdAllocator } from '../lib/ids.ts';
 import { migrate } from '../lib/migrate.ts';
@@ -40,6 +40,10 @@ import { fillsConsumer } from '../processors/market-makers/fills.ts';
 import { ownOrdersConsumer } from '../processors/market-makers/own-orders.ts';
 import type { BatchConsumer } from '../processors/shell/batch-consumer.ts';
 import { tradesConsumer } from '../processors/trades/processor.ts';
+import { KafkaEventPublisher, TargetEvaluator } from '../processors/targets/evaluator.ts';
+import { TargetRepository } from '../domain/targets/repository.ts';
+import { frameHeader } from '../lib/schema-registry.ts';
+import { Partitioners } from 'kafkajs';
 import { reportedConsumer } from '../processors/reported/processor.ts';
 
 export interface ServiceOptions {
@@ -52,6 +56,8 @@ export interface ServiceOptions {
   processors?: boolean;
   /** The one clock of the service (default the system's): tests move it. */
   now?: () => number;
+  /** Run the target evaluator every minute (default: with the processors). */
+  evaluateTargets?: boolean;
 }
 
 export interface Service {
@@ -184,6 +190,18 @@ export async function startService(config: Config, log: Logger, opts: ServiceOpt
       await consumer.start();
       consumers.push(consumer);
     }
+  }
+
+  let evaluator: TargetEvaluator | undefined;
+  let eventsProducer: ReturnType<typeof kafka.producer> | undefined;
+  if (opts.evaluateTargets ?? opts.processors ?? true) {
+    const ch = openClickHouse(config, 'targets', { ...INGEST_CLICKHOUSE, log: log.child('clickhouse') });
+    connections.push(ch);
+    eventsProducer = kafka.producer({ allowAutoTopicCreation: false, createPartitioner: Partitioners.DefaultPartitioner });
+    await eventsProducer.connect();
+    const events = new KafkaEventPublisher(eventsProducer, topicName(config, 'targets.events'), frameHeader(schemaIds.get('targets.events')!));
+    evaluator = new TargetEvaluator({ ch, targets: new TargetRepository(ch), reference: new ReferenceRepository(ch), events, log: log.child('targets'), now, latenessMs: config.latenessMs });
+    evaluator.start();
   }
 
   const api = await startApi(deps, config.host, config.port);

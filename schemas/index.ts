@@ -82,6 +82,27 @@ export interface ReportedMessage {
   value: number;
 }
 
+/** One change of a target's status (targets.events). */
+export interface TargetEventMessage {
+  event_id: string;
+  target_id: number;
+  type: 'gb' | 'mm';
+  organization: string;
+  asset: string;
+  exchange: string;
+  pair: string;
+  metric: string;
+  market_hours: string | null;
+  previous_status: 'unchecked' | 'stable' | 'alert' | 'recovering';
+  status: 'unchecked' | 'stable' | 'alert' | 'recovering';
+  value: number | null;
+  effective_threshold: number;
+  direction: 'above' | 'below';
+  /** The minute evaluated: the end of the window, ISO 8601. */
+  minute: string;
+  telegram_notifications: boolean;
+}
+
 export interface FixtureFile {
   exchanges?: { slug: string; name: string; icon_url?: string; region: string }[];
   organizations?: { slug: string; name: string; kind: 'project' | 'market_maker' }[];
@@ -106,6 +127,7 @@ export const validateDerivatives = ajv.compile<DerivativesMessage>(readJson('kaf
 export const validateOwnOrders = ajv.compile<OwnOrdersMessage>(readJson('kafka/mm.orders.schema.json'));
 export const validateFill = ajv.compile<FillMessage>(readJson('kafka/mm.fills.schema.json'));
 export const validateReported = ajv.compile<ReportedMessage>(readJson('kafka/mm.reported.schema.json'));
+export const validateTargetEvent = ajv.compile<TargetEventMessage>(readJson('kafka/targets.events.schema.json'));
 export const validateFixture = ajv.compile<FixtureFile>(readJson('fixture.schema.json'));
 
 /** One line naming what is wrong, for dead-letter reasons and fixture errors. */

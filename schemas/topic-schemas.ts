@@ -12,8 +12,8 @@ import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { BaseTopic } from '../lib/kafka.ts';
 
-/** Topics with a schema file; `targets.events` gets its schema with the targets work. */
-export const SCHEMA_TOPICS = ['md.orderbook', 'md.trades', 'md.derivatives', 'mm.orders', 'mm.fills', 'mm.reported'] as const satisfies readonly BaseTopic[];
+/** Topics with a schema file: all of them. */
+export const SCHEMA_TOPICS = ['md.orderbook', 'md.trades', 'md.derivatives', 'mm.orders', 'mm.fills', 'mm.reported', 'targets.events'] as const satisfies readonly BaseTopic[];
 export type SchemaTopic = (typeof SCHEMA_TOPICS)[number];
 
 export const DRAFT_07 = 'http://json-schema.org/draft-07/schema#';

@@ -25,6 +25,8 @@ export interface TargetDefinition {
 
 export interface TargetState {
   status: TargetStatus;
+  /** Met evaluations in a row while recovering (domain/targets/status.ts). */
+  met_streak: number;
   updates: { status: TargetStatus; updated_at: number }[];
   effective_threshold: number;
   current_price: number | null;
@@ -55,6 +57,7 @@ interface Row {
   market_hours: string;
   created_at: number;
   status: TargetStatus | '';
+  met_streak: number;
   updates: [string, number][];
   effective_threshold: number | null;
   current_price: number | null;
@@ -67,6 +70,7 @@ export function initialState(d: TargetDefinition, createdAt: number): TargetStat
   const manual = d.scaling_enabled && d.scaling_mode === 'price' && d.scaling_source === 'manual';
   return {
     status: 'unchecked',
+    met_streak: 0,
     updates: [{ status: 'unchecked', updated_at: createdAt }],
     effective_threshold: d.threshold,
     current_price: manual ? d.scaling_reference_price : null,
@@ -85,7 +89,7 @@ export class TargetRepository {
          t.telegram_notifications AS telegram_notifications, t.scaling_mode AS scaling_mode, t.scaling_enabled AS scaling_enabled,
          t.scaling_source AS scaling_source, t.scaling_reference_price AS scaling_reference_price, t.market_hours AS market_hours,
          toUnixTimestamp64Milli(t.created_at) AS created_at,
-         toString(s.status) AS status, arrayMap(u -> (u.1, toUnixTimestamp64Milli(u.2)), s.updates) AS updates,
+         toString(s.status) AS status, s.met_streak AS met_streak, arrayMap(u -> (u.1, toUnixTimestamp64Milli(u.2)), s.updates) AS updates,
          s.effective_threshold AS effective_threshold, s.current_price AS current_price, s.scaling_factor AS scaling_factor,
          s.id != 0 AS has_state
        FROM (SELECT * FROM targets FINAL WHERE NOT deleted) AS t
@@ -116,6 +120,7 @@ export class TargetRepository {
       const state: TargetState = Number(r.has_state)
         ? {
             status: r.status as TargetStatus,
+            met_streak: Number(r.met_streak),
             updates: r.updates.map(([status, at]) => ({ status: status as TargetStatus, updated_at: Number(at) })),
             effective_threshold: r.effective_threshold ?? def.threshold,
             current_price: r.current_price,
@@ -132,11 +137,7 @@ export class TargetRepository {
     return Number(rows[0]?.id ?? 0);
   }
 
-  /**
-   * Applies a batch: tombstones of `deleteIds` and the new targets, in one insert (all or
-   * nothing), then the new targets' initial states. A state missing after a crash between
-   * the two reads as the initial state anyway.
-   */
+  /** Applies a batch: tombstones of `deleteIds` and the new targets, in one insert (all or nothing). */
   async applyBatch(batch: { deleteIds: number[]; create: (TargetDefinition & { id: number })[]; by: number; at: number }): Promise<string> {
     const batchId = crypto.randomUUID();
     const version = batch.at * 1000 + crypto.randomInt(1000);
@@ -163,11 +164,7 @@ export class TargetRepository {
       ...batch.create.map((t) => ({ ...t, market_hours: t.market_hours ?? '', ...base, deleted: false })),
     ];
     if (rows.length > 0) await this.ch.insert('targets', rows, { dedupToken: batchId });
-    const states = batch.create.map((t) => {
-      const s = initialState(t, batch.at);
-      return { id: t.id, ...s, met_streak: 0, evaluated_at: batch.at, version };
-    });
-    if (states.length > 0) await this.ch.insert('target_states', states);
+    // No state row yet: a target without one reads as initialState (unchecked since made).
     return batchId;
   }
 }

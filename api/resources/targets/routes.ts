@@ -6,6 +6,7 @@ import { TargetRepository } from '../../../domain/targets/repository.ts';
 import type { ApiDeps } from '../../deps.ts';
 import { authenticate } from '../../http/auth.ts';
 import { applyBatch } from './batch.ts';
+import { targetEvaluations } from './evaluations.ts';
 import { listTargets } from './list.ts';
 import { previewTargets } from './preview.ts';
 
@@ -17,6 +18,7 @@ export interface TargetServices {
 export function targetRoutes(router: Router, deps: ApiDeps): void {
   const s: TargetServices = { deps, targets: new TargetRepository(deps.ch) };
   router.get('/v2/organizations/targets/', authenticate(deps, { apiKeyScope: 'metrics:read' }), listTargets(s));
+  router.get('/v2/organizations/targets/:id/evaluations/', authenticate(deps, { apiKeyScope: 'metrics:read' }), targetEvaluations(s));
   router.post('/v2/organizations/targets/preview/', authenticate(deps), previewTargets(s));
   router.post('/v2/organizations/targets/batch/', authenticate(deps), applyBatch(s));
 }
