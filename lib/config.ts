@@ -22,6 +22,10 @@ export interface Config {
   uptimeCacheBytes: number;
   /** Bytes of sealed window pieces' partials the API keeps (api/market-caches/window-partials.ts); 0: none. */
   windowCacheBytes: number;
+  /** Bot API token of the Telegram notifier; none turns notifications off. */
+  telegramBotToken: string | undefined;
+  /** Base URL of the Bot API (tests point it at a local stand-in). */
+  telegramApiUrl: string;
   /** Test-only fault injection: processor crash points, e.g. ["after-write:2"] (see processors/shell/faults.ts). */
   faults: string[];
   logLevel: LogLevel;
@@ -73,6 +77,8 @@ export function loadConfig(env: Env = process.env): Config {
     flushIntervalMs: read('PROCESSOR_FLUSH_MS', 1000, (raw) => parseInteger(raw, 50, 60_000)),
     uptimeCacheBytes: read('UPTIME_CACHE_MB', 256, (raw) => parseInteger(raw, 0, 65_536)) * 2 ** 20,
     windowCacheBytes: read('WINDOW_CACHE_MB', 64, (raw) => parseInteger(raw, 0, 65_536)) * 2 ** 20,
+    telegramBotToken: read<string | undefined>('TELEGRAM_BOT_TOKEN', undefined, (raw) => (raw.trim() === '' ? undefined : raw.trim())),
+    telegramApiUrl: read('TELEGRAM_API_URL', 'https://api.telegram.org', (raw) => parseUrl(raw, ['http:', 'https:']).replace(/\/+$/, '')),
     faults: read<string[]>('MM_FAULTS', [], (raw) => {
       const list = raw.split(',').map((f) => f.trim()).filter((f) => f !== '');
       for (const f of list) if (!/^(before-write|after-write|before-commit):\d+$/.test(f)) throw new Error(`"${f}" is not <before-write|after-write|before-commit>:<n>`);

@@ -41,6 +41,7 @@ import { ownOrdersConsumer } from '../processors/market-makers/own-orders.ts';
 import type { BatchConsumer } from '../processors/shell/batch-consumer.ts';
 import { tradesConsumer } from '../processors/trades/processor.ts';
 import { KafkaEventPublisher, TargetEvaluator } from '../processors/targets/evaluator.ts';
+import { telegramNotifier } from '../processors/targets/notifier.ts';
 import { TargetRepository } from '../domain/targets/repository.ts';
 import { frameHeader } from '../lib/schema-registry.ts';
 import { Partitioners } from 'kafkajs';
@@ -202,6 +203,13 @@ export async function startService(config: Config, log: Logger, opts: ServiceOpt
     const events = new KafkaEventPublisher(eventsProducer, topicName(config, 'targets.events'), frameHeader(schemaIds.get('targets.events')!));
     evaluator = new TargetEvaluator({ ch, targets: new TargetRepository(ch), reference: new ReferenceRepository(ch), events, log: log.child('targets'), now, latenessMs: config.latenessMs });
     evaluator.start();
+  }
+  if ((opts.processors ?? true) && config.telegramBotToken) {
+    const ch = openClickHouse(config, 'telegram', { ...INGEST_CLICKHOUSE, log: log.child('clickhouse') });
+    connections.push(ch);
+    const notifier = telegramNotifier(kafka, ch, config, { token: config.telegramBotToken, apiUrl: config.telegramApiUrl }, log);
+    await notifier.start();
+    consumers.push(notifier);
   }
 
   const api = await startApi(deps, config.host, config.port);

@@ -105,7 +105,7 @@ export interface TargetEventMessage {
 
 export interface FixtureFile {
   exchanges?: { slug: string; name: string; icon_url?: string; region: string }[];
-  organizations?: { slug: string; name: string; kind: 'project' | 'market_maker' }[];
+  organizations?: { slug: string; name: string; kind: 'project' | 'market_maker'; telegram_chat_id?: string | number }[];
   assets?: { symbol: string; name: string; owner: string; labels?: string[] }[];
   pairs?: { exchange: string; pair: string; asset: string; market_type: 'spot' | 'perp' }[];
   coverage?: { organization: string; assets: string[]; exchanges?: string[]; pairs?: string[] }[];

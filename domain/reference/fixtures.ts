@@ -131,7 +131,7 @@ export async function loadFixture(data: unknown, repos: { reference: ReferenceRe
 
   await repos.reference.upsert({
     exchanges: (f.exchanges ?? []).map((e) => ({ ...e, icon_url: e.icon_url ?? '' })),
-    organizations: f.organizations ?? [],
+    organizations: (f.organizations ?? []).map((o) => ({ slug: o.slug, name: o.name, kind: o.kind, telegram_chat_id: o.telegram_chat_id === undefined ? '' : String(o.telegram_chat_id) })),
     assets: (f.assets ?? []).map((a) => ({ ...a, labels: a.labels ?? [] })),
     pairs: f.pairs ?? [],
     coverage: [...coverage.values()],

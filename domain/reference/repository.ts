@@ -52,9 +52,15 @@ export class ReferenceRepository {
     return rows.map((r) => ({ ...r, id: Number(r.id) }));
   }
 
+  /** Organizations' Telegram chats (fixture `telegram_chat_id`), of those that have one. */
+  async telegramChats(): Promise<Map<string, string>> {
+    const rows = await this.ch.query<{ slug: string; chat: string }>("SELECT slug, telegram_chat_id AS chat FROM organizations FINAL WHERE telegram_chat_id != ''");
+    return new Map(rows.map((r) => [r.slug, r.chat]));
+  }
+
   async upsert(rows: {
     exchanges: Exchange[];
-    organizations: Organization[];
+    organizations: (Organization & { telegram_chat_id?: string })[];
     assets: Asset[];
     pairs: Pair[];
     coverage: Coverage[];

@@ -4,72 +4,15 @@
 // query exactly like a service that ran once, uninterrupted, over the same messages. The
 // topics are the market's and a market maker's own orders and fills (trusted metrics).
 import { expect } from 'chai';
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { topicName } from '../../lib/kafka.ts';
 import { call, waitFor, world } from '../support/helpers.ts';
 import { generate } from '../support/market-reference.ts';
 import { testStack } from '../support/stack.ts';
-
-interface Child {
-  proc: ChildProcess;
-  url: string;
-  dataDir: string;
-  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-  log: string[];
-}
-
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const port = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(port));
-    });
-  });
-
-/** Starts a service; with a crash point it may die before it even serves (url ''). */
-async function startChild(dataDir: string, prefix: string, faults = ''): Promise<Child> {
-  const port = await freePort();
-  const log: string[] = [];
-  const proc = spawn(process.execPath, ['--import', 'tsx', 'ops/cli/start.ts'], {
-    env: {
-      ...process.env,
-      DATA_DIR: dataDir,
-      TOPIC_PREFIX: prefix,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      PROCESSOR_FLUSH_MS: '200',
-      MM_FAULTS: faults,
-      LOG_LEVEL: 'info',
-      KAFKA_BROKERS: testStack().config.kafkaBrokers.join(','),
-      REDIS_URL: testStack().config.redisUrl,
-      SCHEMA_REGISTRY_URL: testStack().config.schemaRegistryUrl,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => proc.once('exit', (code, signal) => resolve({ code, signal })));
-  const url = await new Promise<string | undefined>((resolve) => {
-    const onData = (b: Buffer) => {
-      const text = b.toString();
-      log.push(text);
-      const m = /API listening url=(\S+)/.exec(text);
-      if (m) resolve(m[1]);
-    };
-    proc.stdout!.on('data', onData);
-    proc.stderr!.on('data', onData);
-    void exited.then(() => resolve(undefined));
-  });
-  if (!url && !(faults && (await exited).signal === 'SIGKILL')) throw new Error(`service did not start:\n${log.join('')}`);
-  return { proc, url: url ?? '', dataDir, exited, log };
-}
-
-async function stopChild(c: Child): Promise<void> {
-  if (c.proc.exitCode === null && c.proc.signalCode === null) c.proc.kill('SIGTERM');
-  await c.exited;
-}
+import { opsToken, startChild, stopChild, type Child } from '../support/child-service.ts';
 
 /**
  * The first place two answers differ, for a readable failure. Numbers compare to 1e-12
@@ -89,7 +32,6 @@ function firstDifference(a: unknown, b: unknown, at = ''): string | undefined {
   return undefined;
 }
 
-const opsToken = (c: Child) => fs.readFileSync(path.join(c.dataDir, 'run', 'ops-token'), 'utf8').trim();
 
 describe('exactly-once effect under SIGKILL and replays', function () {
   this.timeout(600_000);
