@@ -37,6 +37,10 @@ export interface BatchConsumerOptions {
 }
 
 
+/** Bytes of dead letters per send, and the largest value a dead letter carries whole. */
+const DLQ_SEND_BYTES = 512 * 1024;
+const DLQ_MAX_VALUE_BYTES = 256 * 1024;
+
 /** A step that throws is a bug, but one message must not stall its partition. */
 const processingError = (e: unknown): Outcome<void> => ({ kind: 'dead-letter', reason: `processing error: ${(e as Error).message}` });
 
@@ -162,23 +166,32 @@ export class BatchConsumer {
    */
   private async sendToDlq(dead: DeadLetter[]): Promise<void> {
     if (dead.length === 0) return;
-    await this.producer.send({
-      topic: this.opts.dlqTopic,
-      messages: dead.map(({ message, partition, reason }) => {
-        const frame = frameOf(message.value);
-        return {
-          key: message.key,
-          value: JSON.stringify({
-            reason,
-            source: { topic: this.opts.topic, partition, offset: message.offset, timestamp: message.timestamp },
-            key: message.key?.toString('utf8') ?? null,
-            value: (frame ? frame.payload : message.value)?.toString('utf8') ?? null,
-            ...(frame ? { schema_id: frame.schemaId } : {}),
-          }),
-          headers: { 'x-dlq-reason': reason },
-        };
-      }),
+    const records = dead.map(({ message, partition, reason }) => {
+      const frame = frameOf(message.value);
+      const source = { topic: this.opts.topic, partition, offset: message.offset, timestamp: message.timestamp };
+      const raw = (frame ? frame.payload : message.value)?.toString('utf8') ?? null;
+      // A record the broker would refuse keeps its reason and where it came from, not its
+      // value: it can be read again from the source topic at that offset.
+      const value =
+        raw !== null && raw.length > DLQ_MAX_VALUE_BYTES
+          ? { reason, source, key: message.key?.toString('utf8') ?? null, value: null, value_bytes: Buffer.byteLength(raw) }
+          : { reason, source, key: message.key?.toString('utf8') ?? null, value: raw };
+      return { key: message.key, value: JSON.stringify({ ...value, ...(frame ? { schema_id: frame.schemaId } : {}) }), headers: { 'x-dlq-reason': reason } };
     });
+    // In parts the broker takes (a send is one batch, at most 1 MiB by default).
+    let part: typeof records = [];
+    let bytes = 0;
+    for (const r of records) {
+      const size = r.value.length + (r.key?.length ?? 0) + r.headers['x-dlq-reason'].length;
+      if (part.length > 0 && bytes + size > DLQ_SEND_BYTES) {
+        await this.producer.send({ topic: this.opts.dlqTopic, messages: part });
+        part = [];
+        bytes = 0;
+      }
+      part.push(r);
+      bytes += size;
+    }
+    if (part.length > 0) await this.producer.send({ topic: this.opts.dlqTopic, messages: part });
   }
 
   /** Sends dead letters, lets the pipeline write, then commits. One at a time. */
