@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { startSyntheticFeed, type RunningFeed } from '../../ingest/synthetic/feed.ts';
 import { SyntheticMarketMakers } from '../../ingest/synthetic/market-makers.ts';
+import { seedDemoTargets } from '../demo/targets.ts';
 import { createKafka } from '../../lib/kafka.ts';
 import type { FixtureFile } from '../../schemas/index.ts';
 import { ensureKafka, ensureRedis, ensureSchemaRegistry, stopAll, type Started } from '../infra.ts';
@@ -31,6 +32,8 @@ try {
   const fixture = JSON.parse(fs.readFileSync(FIXTURE, 'utf8')) as FixtureFile;
   const summary = await service.deps.loadFixture(fixture);
   log.info('demo fixture loaded', { pairs: summary.pairs, users: summary.users.created + summary.users.updated });
+  const seeded = await seedDemoTargets(service.deps);
+  if (seeded > 0) log.info('demo targets made', { targets: seeded });
   // coinbase BTC/USD is kept for replaying the recorded book (README): live synthetic
   // books would put its event time in the present and the recording's snapshots would be late.
   const fed = (fixture.pairs ?? []).filter((p) => !(p.exchange === 'coinbase' && p.pair === 'BTC/USD'));
@@ -84,6 +87,11 @@ function printBanner(url: string, fixture: FixtureFile): void {
     ' 4 minutes), the reconciliation flags mm-two and not mm-one:',
     `   curl -s "${url}/v2/organizations/market-maker-metrics/reconciliation/?bps=10" -H "Authorization: Token $TOKEN"`,
     `   curl -s "${url}/v2/organizations/market-maker-metrics/summary/?bps=10&interval=5m&lookback=1-hour" -H "Authorization: Token $TOKEN"`,
+    '',
+    ' Targets are evaluated every minute over the trailing hour; within about 10 minutes the',
+    ' list shows them stable, in alert, recovering (the volume target as its hour fills) and',
+    ' unchecked, with facets:',
+    `   curl -s "${url}/v2/organizations/targets/?include_facets=1&facets=status" -H "Authorization: Token $TOKEN"`,
     ' Ctrl-C stops everything.',
     '==================================================================',
     '',
