@@ -1,39 +1,36 @@
-// Which exchanges, pairs and wallets exist, for the processors' "unknown pair" and
-// "unknown wallet" checks. Refreshed
-// periodically and on a miss (at most once a second), so a pair added by a fixture load is
-// accepted by the next message.
+// Which pairs and wallets exist, for the processors' "unknown pair" and "unknown wallet"
+// checks. Refreshed periodically and on a miss (at most once a second), so a pair added by
+// a fixture load is accepted by the next message.
 import type { ReferenceRepository, Wallet } from '../domain/reference/repository.ts';
 import { deadLetter, ok, type Outcome } from './shell/outcome.ts';
 
-export class KnownPairs {
-  private pairs = new Set<string>();
+/**
+ * Reference rows by key, loaded whole: answered from memory while fresh, loaded again when
+ * older than maxAgeMs, or on a miss once a second has passed since the last load.
+ */
+class ReferenceCache<V> {
+  private byKey = new Map<string, V>();
   private loadedAt = 0;
   private loading: Promise<void> | undefined;
 
   constructor(
-    private readonly reference: ReferenceRepository,
+    private readonly load: () => Promise<[string, V][]>,
     private readonly now: () => number,
-    private readonly maxAgeMs = 30_000,
+    private readonly maxAgeMs: number,
   ) {}
 
-  static key(exchange: string, pair: string): string {
-    return `${exchange}:${pair}`;
-  }
-
   /** Synchronous while the cache is fresh enough to answer (every message but a few). */
-  has(exchange: string, pair: string): boolean | Promise<boolean> {
-    const key = KnownPairs.key(exchange, pair);
-    const known = this.pairs.has(key);
+  get(key: string): V | undefined | Promise<V | undefined> {
+    const value = this.byKey.get(key);
     const age = this.now() - this.loadedAt;
-    if (age > this.maxAgeMs || (!known && age > 1000)) return this.refresh().then(() => this.pairs.has(key));
-    return known;
+    if (age > this.maxAgeMs || (value === undefined && age > 1000)) return this.refresh().then(() => this.byKey.get(key));
+    return value;
   }
 
   refresh(): Promise<void> {
-    this.loading ??= this.reference
-      .pairs()
-      .then((rows) => {
-        this.pairs = new Set(rows.map((r) => KnownPairs.key(r.exchange, r.pair)));
+    this.loading ??= this.load()
+      .then((entries) => {
+        this.byKey = new Map(entries);
         this.loadedAt = this.now();
       })
       .finally(() => {
@@ -43,36 +40,41 @@ export class KnownPairs {
   }
 }
 
-/** The wallets of the fixture, for the market makers' processors: refreshed as KnownPairs. */
-export class KnownWallets {
-  private wallets = new Map<number, Wallet>();
-  private loadedAt = 0;
-  private loading: Promise<void> | undefined;
+export class KnownPairs {
+  private readonly cache: ReferenceCache<true>;
 
-  constructor(
-    private readonly reference: ReferenceRepository,
-    private readonly now: () => number,
-    private readonly maxAgeMs = 30_000,
-  ) {}
+  constructor(reference: ReferenceRepository, now: () => number, maxAgeMs = 30_000) {
+    this.cache = new ReferenceCache(async () => (await reference.pairs()).map((r) => [KnownPairs.key(r.exchange, r.pair), true]), now, maxAgeMs);
+  }
 
-  get(id: number): Wallet | undefined | Promise<Wallet | undefined> {
-    const wallet = this.wallets.get(id);
-    const age = this.now() - this.loadedAt;
-    if (age > this.maxAgeMs || (!wallet && age > 1000)) return this.refresh().then(() => this.wallets.get(id));
-    return wallet;
+  static key(exchange: string, pair: string): string {
+    return `${exchange}:${pair}`;
+  }
+
+  has(exchange: string, pair: string): boolean | Promise<boolean> {
+    const known = this.cache.get(KnownPairs.key(exchange, pair));
+    return known instanceof Promise ? known.then((k) => k === true) : known === true;
   }
 
   refresh(): Promise<void> {
-    this.loading ??= this.reference
-      .wallets()
-      .then((rows) => {
-        this.wallets = new Map(rows.map((w) => [w.id, w]));
-        this.loadedAt = this.now();
-      })
-      .finally(() => {
-        this.loading = undefined;
-      });
-    return this.loading;
+    return this.cache.refresh();
+  }
+}
+
+/** The wallets of the fixture, for the market makers' processors. */
+export class KnownWallets {
+  private readonly cache: ReferenceCache<Wallet>;
+
+  constructor(reference: ReferenceRepository, now: () => number, maxAgeMs = 30_000) {
+    this.cache = new ReferenceCache(async () => (await reference.wallets()).map((w) => [String(w.id), w]), now, maxAgeMs);
+  }
+
+  get(id: number): Wallet | undefined | Promise<Wallet | undefined> {
+    return this.cache.get(String(id));
+  }
+
+  refresh(): Promise<void> {
+    return this.cache.refresh();
   }
 }
 
