@@ -1,6 +1,6 @@
 // Kafka clients and the topic catalogue of addendum section 1. Topic names carry the
 // configured prefix, which is also how test runs keep to their own topics.
-import { Kafka, logLevel as KafkaLogLevel, type Admin, type ITopicConfig, type LogEntry } from 'kafkajs';
+import { Kafka, logLevel as KafkaLogLevel, type Admin, type ITopicConfig, type LogEntry, type Message, type Producer } from 'kafkajs';
 import type { Config } from './config.ts';
 import type { Logger } from './log.ts';
 
@@ -80,4 +80,31 @@ export interface ConsumerStats {
   skipped: number;
   flushes: number;
   skipReasons: Record<string, number>;
+}
+
+/** Bytes of keys and values per send: a send is one batch per partition, and the broker takes at most 1 MiB (message.max.bytes). */
+export const SEND_BYTES = 512 * 1024;
+
+const sizeOf = (m: Message) => {
+  const v = m.value;
+  const k = m.key;
+  return (typeof v === 'string' ? Buffer.byteLength(v) : (v?.length ?? 0)) + (typeof k === 'string' ? Buffer.byteLength(k) : (k?.length ?? 0)) + 64;
+};
+
+/** Sends messages in parts the broker takes, one part after the other (their order kept). */
+export async function sendInParts(producer: Producer, topic: string, messages: readonly Message[], opts: { acks?: number; send?: (part: Message[]) => Promise<unknown> } = {}): Promise<void> {
+  const send = opts.send ?? ((part: Message[]) => producer.send({ topic, acks: opts.acks ?? -1, messages: part }));
+  let part: Message[] = [];
+  let bytes = 0;
+  for (const m of messages) {
+    const size = sizeOf(m);
+    if (part.length > 0 && bytes + size > SEND_BYTES) {
+      await send(part);
+      part = [];
+      bytes = 0;
+    }
+    part.push(m);
+    bytes += size;
+  }
+  if (part.length > 0) await send(part);
 }

@@ -8,7 +8,7 @@ import type { Logger } from '../../lib/log.ts';
 import { frameOf } from './decode-value.ts';
 import { noFaults, type Faults } from './faults.ts';
 import type { Outcome } from './outcome.ts';
-import type { ConsumerStats } from '../../lib/kafka.ts';
+import { sendInParts, type ConsumerStats } from '../../lib/kafka.ts';
 
 export interface Pipeline {
   process(message: KafkaMessage, partition: number): Outcome<void> | Promise<Outcome<void>>;
@@ -37,8 +37,7 @@ export interface BatchConsumerOptions {
 }
 
 
-/** Bytes of dead letters per send, and the largest value a dead letter carries whole. */
-const DLQ_SEND_BYTES = 512 * 1024;
+/** The largest value a dead letter carries whole. */
 const DLQ_MAX_VALUE_BYTES = 256 * 1024;
 
 /** A step that throws is a bug, but one message must not stall its partition. */
@@ -178,20 +177,7 @@ export class BatchConsumer {
           : { reason, source, key: message.key?.toString('utf8') ?? null, value: raw };
       return { key: message.key, value: JSON.stringify({ ...value, ...(frame ? { schema_id: frame.schemaId } : {}) }), headers: { 'x-dlq-reason': reason } };
     });
-    // In parts the broker takes (a send is one batch, at most 1 MiB by default).
-    let part: typeof records = [];
-    let bytes = 0;
-    for (const r of records) {
-      const size = r.value.length + (r.key?.length ?? 0) + r.headers['x-dlq-reason'].length;
-      if (part.length > 0 && bytes + size > DLQ_SEND_BYTES) {
-        await this.producer.send({ topic: this.opts.dlqTopic, messages: part });
-        part = [];
-        bytes = 0;
-      }
-      part.push(r);
-      bytes += size;
-    }
-    if (part.length > 0) await this.producer.send({ topic: this.opts.dlqTopic, messages: part });
+    await sendInParts(this.producer, this.opts.dlqTopic, records);
   }
 
   /** Sends dead letters, lets the pipeline write, then commits. One at a time. */

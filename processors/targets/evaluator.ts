@@ -11,6 +11,7 @@
 // evaluates it again from the same states: no transition is skipped or repeated. Minutes
 // missed while the service was down are caught up, at most MAX_CATCH_UP of them.
 import type { Producer } from 'kafkajs';
+import { sendInParts } from '../../lib/kafka.ts';
 import { DEFAULT_SESSION_ZONE, type Session } from '../../domain/market/facts.ts';
 import { mergeRanges, sessionRanges, type Range, type SessionDay } from '../../domain/market/window.ts';
 import type { ReferenceRepository } from '../../domain/reference/repository.ts';
@@ -257,10 +258,11 @@ export class KafkaEventPublisher implements EventPublisher {
 
   async publish(events: readonly TargetEventMessage[]): Promise<void> {
     if (events.length === 0) return;
-    await this.producer.send({
-      topic: this.topic,
-      acks: -1,
-      messages: events.map((e) => ({ key: String(e.target_id), value: Buffer.concat([this.header, Buffer.from(JSON.stringify(e))]) })),
-    });
+    // A minute may change thousands of statuses (the first evaluation of new targets).
+    await sendInParts(
+      this.producer,
+      this.topic,
+      events.map((e) => ({ key: String(e.target_id), value: Buffer.concat([this.header, Buffer.from(JSON.stringify(e))]) })),
+    );
   }
 }

@@ -13,7 +13,7 @@ import { REPORTED_INTERVAL_MS, REPORTED_INTERVALS, reportedKey, type ReportedInt
 import type { Organization } from '../../../domain/reference/repository.ts';
 import { organizationsOf, scopeOf } from '../../../domain/reference/visibility.ts';
 import type { Config } from '../../../lib/config.ts';
-import { topicName, type BaseTopic } from '../../../lib/kafka.ts';
+import { sendInParts, topicName, type BaseTopic } from '../../../lib/kafka.ts';
 import { frameHeader } from '../../../lib/schema-registry.ts';
 import type { ReportedMessage } from '../../../schemas/index.ts';
 import { parseTimestamp } from '../../../schemas/timestamps.ts';
@@ -216,12 +216,6 @@ export interface ReportedMetricsPublisher {
   close(): Promise<void>;
 }
 
-/**
- * Bytes of keys and values in one send. The broker takes a record batch of up to 1 MiB
- * (message.max.bytes) and a send is one batch per partition; a request's items mostly share
- * a key, so a large push is sent in parts.
- */
-const SEND_BYTES = 512 * 1024;
 /** A send the broker has not acknowledged by then fails the request (500: retry later); the push can be repeated as it is. */
 const SEND_TIMEOUT_MS = 30_000;
 
@@ -246,19 +240,7 @@ export class KafkaReportedPublisher implements ReportedMetricsPublisher {
       value: Buffer.concat([this.header, Buffer.from(JSON.stringify(m))]),
       timestamp,
     }));
-    let part: Message[] = [];
-    let bytes = 0;
-    for (const m of messages) {
-      const size = (m.value as Buffer).length + Buffer.byteLength(m.key as string);
-      if (part.length > 0 && bytes + size > SEND_BYTES) {
-        await this.send(part);
-        part = [];
-        bytes = 0;
-      }
-      part.push(m);
-      bytes += size;
-    }
-    if (part.length > 0) await this.send(part);
+    await sendInParts(this.producer, this.topic, messages, { send: (part) => this.send(part) });
   }
 
   private async send(messages: Message[]): Promise<void> {
