@@ -19,6 +19,8 @@ const COMMANDS = {
   test: ['node_modules/mocha/bin/mocha.js'],
   'bench:ingest': ['bench/ingest.ts'],
   'bench:api': ['bench/api.ts'],
+  'bench:targets': ['bench/targets.ts'],
+  'bench:market-makers': ['bench/market-makers.ts'],
 };
 
 function has(cmd) {

@@ -1,0 +1,124 @@
+// The market-maker benchmark's HTTP client, in a process of its own (this file, forked
+// with BENCH_MM_CLIENT set), as a user's is: receiving an answer of tens of MiB in the service's
+// process would take turns of the event loop the service needs to send it. One request at
+// a time over node:http with keep-alive (fetch's web streams read large bodies slower,
+// bench/api.ts), each timed there from sending it to the last byte of its body. The push
+// (benchPush) runs there too, so sending its requests is not the service's work.
+import { fork } from 'node:child_process';
+import http from 'node:http';
+import { fileURLToPath } from 'node:url';
+import { benchPush, type PushBenchOptions, type PushBenchResult } from './push.ts';
+
+interface HttpRequest {
+  url: string;
+  token: string;
+  /** Parse the body and count its rows: only untimed requests do (parsing is the client's work). */
+  parse?: boolean;
+}
+
+export interface HttpResult {
+  ms: number;
+  bytes: number;
+  rows: number;
+  error?: string;
+}
+
+export class HttpClient {
+  private readonly child = fork(fileURLToPath(import.meta.url), [], { env: { ...process.env, BENCH_MM_CLIENT: '1' }, stdio: 'inherit' });
+  private readonly waiting = new Map<number, (r: HttpResult & { push?: PushBenchResult }) => void>();
+  private seq = 0;
+  private readonly ready: Promise<void>;
+
+  constructor() {
+    this.ready = new Promise<void>((resolve) => this.child.once('message', () => resolve()));
+    this.child.on('message', (m: { id?: number; push?: PushBenchResult } & HttpResult) => {
+      if (m.id === undefined) return;
+      this.waiting.get(m.id)?.(m);
+      this.waiting.delete(m.id);
+    });
+    this.child.once('exit', (code) => {
+      for (const done of this.waiting.values()) done({ ms: 0, bytes: 0, rows: 0, error: `the client process exited (${code})` });
+      this.waiting.clear();
+    });
+  }
+
+  async get(url: string, token: string, opts: { parse?: boolean } = {}): Promise<HttpResult> {
+    await this.ready;
+    const id = ++this.seq;
+    const req: HttpRequest = { url, token, parse: opts.parse };
+    const r = await new Promise<HttpResult>((resolve) => {
+      this.waiting.set(id, resolve);
+      this.child.send({ id, ...req });
+    });
+    if (r.error) throw new Error(`GET ${url}: ${r.error}`);
+    return r;
+  }
+
+  /** benchPush, run in the client process. */
+  async push(opts: PushBenchOptions): Promise<PushBenchResult> {
+    await this.ready;
+    const id = ++this.seq;
+    const r = await new Promise<HttpResult & { push?: PushBenchResult }>((resolve) => {
+      this.waiting.set(id, resolve);
+      this.child.send({ id, push: opts });
+    });
+    if (r.error || !r.push) throw new Error(`push: ${r.error ?? 'no result'}`);
+    return r.push;
+  }
+
+  async stop(): Promise<void> {
+    if (this.child.exitCode !== null) return;
+    const exited = new Promise<void>((resolve) => this.child.once('exit', () => resolve()));
+    this.child.send('stop');
+    await exited;
+  }
+}
+
+async function runClient(): Promise<void> {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  const send = (m: HttpRequest) =>
+    new Promise<{ ms: number; status: number; parts: Buffer[] }>((resolve, reject) => {
+      const t = performance.now();
+      const req = http.request(m.url, { method: 'GET', agent, headers: { Authorization: `Token ${m.token}` } }, (res) => {
+        const parts: Buffer[] = [];
+        res.on('data', (c: Buffer) => parts.push(c));
+        res.on('end', () => resolve({ ms: performance.now() - t, status: res.statusCode ?? 0, parts }));
+        res.on('error', reject);
+      });
+      req.on('error', reject);
+      req.end();
+    });
+  await new Promise<void>((resolve) => {
+    process.on('message', (m: 'stop' | ({ id: number } & HttpRequest) | { id: number; push: PushBenchOptions }) => {
+      if (m === 'stop') return resolve();
+      if ('push' in m) {
+        benchPush(m.push).then(
+          (push) => process.send?.({ id: m.id, ms: 0, bytes: 0, rows: 0, push }),
+          (e: unknown) => process.send?.({ id: m.id, ms: 0, bytes: 0, rows: 0, error: String(e) }),
+        );
+        return;
+      }
+      void (async () => {
+        try {
+          const { ms, status, parts } = await send(m);
+          if (status !== 200) return process.send?.({ id: m.id, ms, bytes: 0, rows: 0, error: `${status} ${Buffer.concat(parts).toString('utf8', 0, 300)}` });
+          let rows = 0;
+          if (m.parse) {
+            const body = JSON.parse(Buffer.concat(parts).toString('utf8')) as unknown;
+            rows = Array.isArray(body) ? body.length : 0;
+          }
+          process.send?.({ id: m.id, ms, bytes: parts.reduce((n, p) => n + p.length, 0), rows });
+        } catch (e) {
+          process.send?.({ id: m.id, ms: 0, bytes: 0, rows: 0, error: String(e) });
+        }
+      })();
+    });
+    process.send?.({ ready: true });
+  });
+  agent.destroy();
+}
+
+if (process.env.BENCH_MM_CLIENT) {
+  await runClient();
+  process.exit(0);
+}
