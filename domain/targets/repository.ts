@@ -38,22 +38,9 @@ export interface Target extends TargetDefinition, TargetState {
   created_at: number;
 }
 
-interface Row {
+/** A target's row as read: the definition's columns, market_hours '' for all hours, and its state's. */
+interface Row extends Omit<TargetDefinition, 'market_hours'> {
   id: string | number;
-  type: TargetType;
-  organization: string;
-  asset: string;
-  exchange: string;
-  pair: string;
-  metric: string;
-  threshold: number;
-  direction: Direction;
-  active: boolean;
-  telegram_notifications: boolean;
-  scaling_mode: ScalingMode;
-  scaling_enabled: boolean;
-  scaling_source: ScalingSource;
-  scaling_reference_price: number;
   market_hours: string;
   created_at: number;
   status: TargetStatus | '';
