@@ -3,12 +3,49 @@
 // The endpoints' reads live elsewhere; `latest` is the plain read the tests and checks use.
 import crypto from 'node:crypto';
 import type { ClickHouse } from '../../lib/clickhouse.ts';
+import type { ReportedMessage } from '../../schemas/index.ts';
 
 export const REPORTED_INTERVALS = ['5m', '1h', '1d'] as const;
 export type ReportedInterval = (typeof REPORTED_INTERVALS)[number];
 
 /** Length of each interval in ms: a value's timestamp is a multiple of it (UTC). */
 export const REPORTED_INTERVAL_MS: Record<ReportedInterval, number> = { '5m': 300_000, '1h': 3_600_000, '1d': 86_400_000 };
+
+/** An item of `more`: the fields an item of the same organization, asset, exchange and pair does not repeat. */
+export type ReportedMore = Pick<ReportedMessage, 'metric' | 'interval' | 'timestamp' | 'value'>;
+
+/**
+ * An mm.reported message: one item, and optionally (`more`) further items of the same
+ * organization, asset, exchange and pair, pushed together (schemas/kafka/mm.reported.schema.json).
+ * The push endpoint produces one message per key of a request, not one per item: a
+ * message per item cost most of a push's time in the producer and the processor.
+ */
+export type ReportedBatch = ReportedMessage & { more?: ReportedMore[] };
+
+/** Items per message at most: a message stays far under the broker's 1 MB limit (an item is about 100 bytes). */
+export const MAX_ITEMS_PER_MESSAGE = 2_000;
+
+const OWN_FIELDS = ['metric', 'interval', 'timestamp', 'value'] as const;
+
+/**
+ * The items of a message, each a whole mm.reported item (the first is the message's own
+ * fields), or why `more` cannot be read; each item still needs its schema check.
+ */
+export function itemsOf(value: unknown): { items: unknown[] } | { problem: string } {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return { items: [value] };
+  const { more, ...first } = value as Record<string, unknown>;
+  if (more === undefined) return { items: [value] };
+  if (!Array.isArray(more)) return { problem: 'schema: /more must be a list of items' };
+  const items: unknown[] = [first];
+  for (const x of more) {
+    if (typeof x !== 'object' || x === null || Array.isArray(x)) return { problem: `schema: /more/${items.length - 1} must be an object` };
+    // Only an item's own fields come from it: the key's fields are the message's.
+    const item: Record<string, unknown> = { organization: first.organization, asset: first.asset, exchange: first.exchange, pair: first.pair };
+    for (const f of OWN_FIELDS) if ((x as Record<string, unknown>)[f] !== undefined) item[f] = (x as Record<string, unknown>)[f];
+    items.push(item);
+  }
+  return { items };
+}
 
 export interface ReportedRow {
   organization: string;

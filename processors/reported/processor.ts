@@ -2,12 +2,13 @@
 // the push endpoint, api/resources/reported-metrics/push.ts, validates and produces them).
 // Each message is checked again here, since any producer may write to the topic: its
 // schema, a known market-maker organization, a known pair of the named asset, an mm metric
-// identifier, a bucket start aligned to its interval and not after its push. What passes
-// is written with the Kafka message's timestamp as its push time: the row's version, so the
-// latest push of a key wins and a replayed message rewrites only its own row.
+// identifier, a bucket start aligned to its interval and not after its push; a message of
+// several items (`more`) is checked item by item and written whole or dead-lettered whole.
+// What passes is written with the Kafka message's timestamp as its push time: the row's
+// version, so the latest push of a key wins and a replayed message rewrites only its own rows.
 import type { Kafka, KafkaMessage } from 'kafkajs';
 import { MM_METRICS } from '../../domain/market/facts.ts';
-import { REPORTED_INTERVAL_MS, ReportedRepository, reportedKey, type ReportedRow } from '../../domain/market-makers/reported.ts';
+import { REPORTED_INTERVAL_MS, ReportedRepository, itemsOf, reportedKey, type ReportedRow } from '../../domain/market-makers/reported.ts';
 import { ReferenceRepository, type Organization } from '../../domain/reference/repository.ts';
 import { dlqTopicName, topicName } from '../../lib/kafka.ts';
 import { describeErrors, validateReported, type ReportedMessage } from '../../schemas/index.ts';
@@ -123,28 +124,40 @@ export class ReportedPipeline implements Pipeline {
 
   private check(decoded: Outcome<Decoded>, message: KafkaMessage): Outcome<void> | Promise<Outcome<void>> {
     if (decoded.kind !== 'ok') return decoded;
-    const value = decoded.value.data;
-    if (!validateReported(value)) return deadLetter(`schema: ${describeErrors(validateReported.errors)}`);
-    const m = value as ReportedMessage;
-    const ts = parseTimestamp(m.timestamp);
-    if (ts === undefined) return deadLetter(`schema: /timestamp ${JSON.stringify(m.timestamp)} is not an ISO 8601 time or epoch milliseconds`);
+    const read = itemsOf(decoded.value.data);
+    if ('problem' in read) return deadLetter(read.problem);
     const pushedAt = Number(message.timestamp);
-    if (!Number.isSafeInteger(pushedAt) || pushedAt < 0) return deadLetter(`no push time: the message's timestamp is ${JSON.stringify(message.timestamp)}`);
-    const problem = fieldProblem(m, ts, pushedAt);
-    if (problem !== undefined) return deadLetter(problem);
-    const known = this.deps.reference.check(m, pushedAt);
-    if (known instanceof Promise) return known.then((p) => this.add(p, m, ts, pushedAt));
-    return this.add(known, m, ts, pushedAt);
+    // A message is written whole or not at all, as a push is: one bad item dead-letters it.
+    const items: { m: ReportedMessage; ts: number }[] = [];
+    for (const [i, value] of read.items.entries()) {
+      // The first item's reasons read as before `more` existed; the others name their place.
+      const at = i === 0 ? '' : `/more/${i - 1}: `;
+      if (!validateReported(value)) return deadLetter(`schema: ${at}${describeErrors(validateReported.errors)}`);
+      const m = value as ReportedMessage;
+      const ts = parseTimestamp(m.timestamp);
+      if (ts === undefined) return deadLetter(`schema: ${at}/timestamp ${JSON.stringify(m.timestamp)} is not an ISO 8601 time or epoch milliseconds`);
+      if (i === 0 && (!Number.isSafeInteger(pushedAt) || pushedAt < 0)) return deadLetter(`no push time: the message's timestamp is ${JSON.stringify(message.timestamp)}`);
+      const problem = fieldProblem(m, ts, pushedAt);
+      if (problem !== undefined) return deadLetter(`${at}${problem}`);
+      items.push({ m, ts });
+    }
+    // Every item has the message's organization, asset, exchange and pair.
+    const known = this.deps.reference.check(items[0]!.m, pushedAt);
+    if (known instanceof Promise) return known.then((p) => this.add(p, items, pushedAt));
+    return this.add(known, items, pushedAt);
   }
 
-  private add(problem: string | undefined, m: ReportedMessage, ts: number, pushedAt: number): Outcome<void> {
+  private add(problem: string | undefined, items: { m: ReportedMessage; ts: number }[], pushedAt: number): Outcome<void> {
     if (problem !== undefined) return deadLetter(problem);
-    const row: ReportedRow = { organization: m.organization, asset: m.asset, exchange: m.exchange, pair: m.pair, metric: m.metric, interval: m.interval, timestamp: ts, value: m.value, pushedAt };
-    const key = reportedKey(row);
-    // One row per key in a block: the table keeps the greatest pushed_at, and of equal ones
-    // the later message (a key's messages share a partition, so they come in push order).
-    const held = this.pending.get(key);
-    if (!held || held.pushedAt <= pushedAt) this.pending.set(key, row);
+    for (const { m, ts } of items) {
+      const row: ReportedRow = { organization: m.organization, asset: m.asset, exchange: m.exchange, pair: m.pair, metric: m.metric, interval: m.interval, timestamp: ts, value: m.value, pushedAt };
+      const key = reportedKey(row);
+      // One row per key in a block: the table keeps the greatest pushed_at, and of equal ones
+      // the later message or item (a key's messages share a partition, so they come in push
+      // order; a push sends a key once, its last item).
+      const held = this.pending.get(key);
+      if (!held || held.pushedAt <= pushedAt) this.pending.set(key, row);
+    }
     return ok(undefined);
   }
 

@@ -90,6 +90,36 @@ describe('mm.reported processor', function () {
     );
   });
 
+  it('writes a message of several items (more) whole, and dead-letters one with a bad item whole', async () => {
+    const now = Date.now();
+    const more = (metric: string, value: number, over: Record<string, unknown> = {}) => ({ metric, interval: '1h', timestamp: new Date(H).toISOString(), value, ...over });
+    const good = msg({ metric: 'depth/bid_20bps', value: 20, more: [more('depth/ask_20bps', 21), more('depth/bid_20bps', 22, { timestamp: new Date(H - HOUR).toISOString() }), more('depth/bid_30bps', 1), more('depth/bid_30bps', 2)] });
+    // Its fields of the key come from the message, not from an item of `more`.
+    const badKeyInMore = msg({ metric: 'depth/bid_40bps', value: 1, more: [{ ...more('depth/ask_40bps', 1), organization: `nobody-${w.tag}` }] });
+    const bad: [string, unknown][] = [
+      ['/more/1: negative value: -1', msg({ metric: 'depth/bid_50bps', value: 5, more: [more('depth/ask_50bps', 5), more('depth/bid_60bps', -1)] })],
+      ["schema: /more/0: (root) must have required property 'value'", msg({ metric: 'depth/bid_50bps', value: 5, more: [{ metric: 'depth/ask_50bps', interval: '1h', timestamp: H }] })],
+      ['schema: /more must be a list of items', msg({ metric: 'depth/bid_50bps', value: 5, more: 'x' })],
+      ['schema: /more/0 must be an object', msg({ metric: 'depth/bid_50bps', value: 5, more: [3] })],
+    ];
+    await produce([...bad.map(([, value]) => ({ value, at: now })), { value: good, at: now }, { value: badKeyInMore, at: now }]);
+    const records = await dlqRecords(dlqTopicName(testStack().config, 'mm.reported'), (rs) => bad.every(([, value]) => rs.some((r) => r.value === JSON.stringify(value))));
+    for (const [reason, value] of bad) expect(records.find((r) => r.value === JSON.stringify(value))!.reason, JSON.stringify(value)).to.equal(reason);
+
+    await rowsOf('depth/ask_40bps', (x) => x.length === 1);
+    const values = async (metric: string) => (await repo().latest(w.mm, { metric })).map((r) => [r.timestamp, r.value, r.pushedAt]);
+    expect(await values('depth/bid_20bps')).to.deep.equal([
+      [H - HOUR, 22, now],
+      [H, 20, now],
+    ]);
+    expect(await values('depth/ask_20bps')).to.deep.equal([[H, 21, now]]);
+    // The same key twice in one message: the later item wins.
+    expect(await values('depth/bid_30bps')).to.deep.equal([[H, 2, now]]);
+    // Nothing of a dead-lettered message is written, not even its valid items.
+    expect(await values('depth/bid_50bps')).to.deep.equal([]);
+    expect(await values('depth/ask_50bps')).to.deep.equal([]);
+  });
+
   it('keeps the latest push of a key through a replay of older messages and a whole new pass over the topic', async () => {
     const metric = 'depth/bid_1bps';
     const t1 = Date.now();

@@ -2,14 +2,15 @@
 // market maker pushes the metric values it reports, a non-empty list of mm.reported objects.
 // Every item is checked against the caller's organizations and what each covers; one bad
 // item fails the whole request with a list of per-item errors, and nothing is written.
-// Accepted items go to the mm.reported topic, stamped with the time of the request: the
+// Accepted items go to the mm.reported topic (one message per organization, asset,
+// exchange and pair, its items together), stamped with the time of the request: the
 // processor (processors/reported/processor.ts) writes them with that time as their push
 // time, so the latest push of a key replaces the value.
 import { Partitioners, type Kafka, type Message, type Producer } from 'kafkajs';
 import type { Middleware } from 'koa';
 import type { User } from '../../../domain/accounts/users.ts';
 import { MM_METRICS } from '../../../domain/market/facts.ts';
-import { REPORTED_INTERVAL_MS, REPORTED_INTERVALS, reportedKey, type ReportedInterval } from '../../../domain/market-makers/reported.ts';
+import { MAX_ITEMS_PER_MESSAGE, REPORTED_INTERVAL_MS, REPORTED_INTERVALS, reportedKey, type ReportedBatch, type ReportedInterval } from '../../../domain/market-makers/reported.ts';
 import type { Organization } from '../../../domain/reference/repository.ts';
 import { organizationsOf, scopeOf } from '../../../domain/reference/visibility.ts';
 import type { Config } from '../../../lib/config.ts';
@@ -232,14 +233,29 @@ export class KafkaReportedPublisher implements ReportedMetricsPublisher {
 
   async publish(items: readonly ReportedMessage[], pushedAt: number): Promise<void> {
     const timestamp = String(pushedAt);
-    // Framed with the topic's registered schema by hand: every item was checked above, field
-    // by field, more strictly than that schema, so the client's own validation would only
-    // repeat it (it cost most of a push); the processor checks each value again anyway.
-    const messages: Message[] = items.map((m) => ({
-      key: `${m.organization}:${m.exchange}:${m.pair}`,
-      value: Buffer.concat([this.header, Buffer.from(JSON.stringify(m))]),
-      timestamp,
-    }));
+    // One message per organization, asset, exchange and pair (its items in `more`, at most
+    // MAX_ITEMS_PER_MESSAGE a message), all under the key's Kafka key: the key's messages
+    // keep one partition and their order, and the producer and the processor handle a few
+    // messages a request instead of one per item.
+    const byKey = new Map<string, ReportedMessage[]>();
+    for (const m of items) {
+      const k = `${m.organization}\u0000${m.asset}\u0000${m.exchange}\u0000${m.pair}`;
+      const list = byKey.get(k);
+      if (list) list.push(m);
+      else byKey.set(k, [m]);
+    }
+    const messages: Message[] = [];
+    for (const list of byKey.values()) {
+      const key = `${list[0]!.organization}:${list[0]!.exchange}:${list[0]!.pair}`;
+      for (let i = 0; i < list.length; i += MAX_ITEMS_PER_MESSAGE) {
+        const [first, ...rest] = list.slice(i, i + MAX_ITEMS_PER_MESSAGE);
+        const value: ReportedBatch = rest.length === 0 ? first! : { ...first!, more: rest.map((m) => ({ metric: m.metric, interval: m.interval, timestamp: m.timestamp, value: m.value })) };
+        // Framed with the topic's registered schema by hand: every item was checked above, field
+        // by field, more strictly than that schema, so the client's own validation would only
+        // repeat it; the processor checks each item again anyway.
+        messages.push({ key, value: Buffer.concat([this.header, Buffer.from(JSON.stringify(value))]), timestamp });
+      }
+    }
     await sendInParts(this.producer, this.topic, messages, { send: (part) => this.send(part) });
   }
 
