@@ -12,6 +12,7 @@ import { authRoutes } from './resources/auth/routes.ts';
 import { marketRoutes } from './resources/market/routes.ts';
 import { marketMakerRoutes } from './resources/market-makers/routes.ts';
 import { targetRoutes } from './resources/targets/routes.ts';
+import { loanRoutes } from './resources/loans/routes.ts';
 import { organizationRoutes } from './resources/organizations/routes.ts';
 import { passkeyRoutes } from './resources/passkeys/routes.ts';
 import { passwordRoutes } from './resources/password/routes.ts';
@@ -32,6 +33,7 @@ export function createRouter(deps: ApiDeps): Router {
   marketRoutes(router, deps);
   marketMakerRoutes(router, deps);
   targetRoutes(router, deps);
+  loanRoutes(router, deps);
   totpRoutes(router, deps);
   apiKeyRoutes(router, deps);
   passkeyRoutes(router, deps);

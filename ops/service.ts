@@ -42,6 +42,8 @@ import type { BatchConsumer } from '../processors/shell/batch-consumer.ts';
 import { tradesConsumer } from '../processors/trades/processor.ts';
 import { KafkaEventPublisher, TargetEvaluator } from '../processors/targets/evaluator.ts';
 import { telegramNotifier } from '../processors/targets/notifier.ts';
+import { LoanKeeper } from '../processors/loans/keeper.ts';
+import { AgreementEventRelay } from '../processors/agreements/event-relay.ts';
 import { TargetRepository } from '../domain/targets/repository.ts';
 import { frameHeader } from '../lib/schema-registry.ts';
 import { Partitioners } from 'kafkajs';
@@ -194,6 +196,8 @@ export async function startService(config: Config, log: Logger, opts: ServiceOpt
   }
 
   let evaluator: TargetEvaluator | undefined;
+  let keeper: LoanKeeper | undefined;
+  let relay: AgreementEventRelay | undefined;
   let eventsProducer: ReturnType<typeof kafka.producer> | undefined;
   if (opts.evaluateTargets ?? opts.processors ?? true) {
     const ch = openClickHouse(config, 'targets', { ...INGEST_CLICKHOUSE, log: log.child('clickhouse') });
@@ -203,6 +207,20 @@ export async function startService(config: Config, log: Logger, opts: ServiceOpt
     const events = new KafkaEventPublisher(eventsProducer, topicName(config, 'targets.events'), frameHeader(schemaIds.get('targets.events')!));
     evaluator = new TargetEvaluator({ ch, targets: new TargetRepository(ch), reference: new ReferenceRepository(ch), events, log: log.child('targets'), now, latenessMs: config.latenessMs });
     evaluator.start();
+    // Loans' own moves, and every change of a loan, RFQ or proposal published (docs/loans.md).
+    keeper = new LoanKeeper({ ch, locks: deps.locks, pairs: async () => (await deps.referenceLists.lists()).pairs, log: log.child('loans'), now });
+    keeper.start();
+    relay = new AgreementEventRelay(
+      ch,
+      eventsProducer,
+      {
+        loans: { topic: topicName(config, 'loans.events'), header: frameHeader(schemaIds.get('loans.events')!) },
+        rfq: { topic: topicName(config, 'rfq.events'), header: frameHeader(schemaIds.get('rfq.events')!) },
+      },
+      log.child('agreements'),
+      now,
+    );
+    relay.start();
   }
   if ((opts.processors ?? true) && config.telegramBotToken) {
     const ch = openClickHouse(config, 'telegram', { ...INGEST_CLICKHOUSE, log: log.child('clickhouse') });
@@ -225,6 +243,9 @@ export async function startService(config: Config, log: Logger, opts: ServiceOpt
     async stop() {
       await api.close();
       await reportedMetrics.close();
+      // Their runs in progress finish before the connections they use close.
+      await Promise.allSettled([evaluator?.stop(), keeper?.stop(), relay?.stop()]);
+      await eventsProducer?.disconnect();
       for (const c of consumers) await c.stop();
       await Promise.allSettled(connections.map((c) => c.close()));
       redis.disconnect();

@@ -103,6 +103,26 @@ export interface TargetEventMessage {
   telegram_notifications: boolean;
 }
 
+/** One change of a loan, an RFQ or a proposal: a new version of its record (loans.events, rfq.events). */
+export interface AgreementEventMessage {
+  event_id: string;
+  type: 'loan' | 'rfq' | 'proposal';
+  id: number;
+  version: number;
+  status: string;
+  organization: string;
+  market_maker: string;
+  asset: string;
+  /** A proposal's RFQ, or the RFQ a loan was awarded from. */
+  rfq: number | null;
+  /** When the change was made, ISO 8601. */
+  at: string;
+  /** The user who made it; 0 for the service's own moves. */
+  by: number;
+  /** The record's fields as stored (docs/loans.md, docs/rfq.md). */
+  record: Record<string, unknown>;
+}
+
 export interface FixtureFile {
   exchanges?: { slug: string; name: string; icon_url?: string; region: string }[];
   organizations?: { slug: string; name: string; kind: 'project' | 'market_maker'; telegram_chat_id?: string | number }[];
@@ -128,6 +148,8 @@ export const validateOwnOrders = ajv.compile<OwnOrdersMessage>(readJson('kafka/m
 export const validateFill = ajv.compile<FillMessage>(readJson('kafka/mm.fills.schema.json'));
 export const validateReported = ajv.compile<ReportedMessage>(readJson('kafka/mm.reported.schema.json'));
 export const validateTargetEvent = ajv.compile<TargetEventMessage>(readJson('kafka/targets.events.schema.json'));
+export const validateLoanEvent = ajv.compile<AgreementEventMessage>(readJson('kafka/loans.events.schema.json'));
+export const validateRfqEvent = ajv.compile<AgreementEventMessage>(readJson('kafka/rfq.events.schema.json'));
 export const validateFixture = ajv.compile<FixtureFile>(readJson('fixture.schema.json'));
 
 /** One line naming what is wrong, for dead-letter reasons and fixture errors. */

@@ -65,6 +65,9 @@ export function initialState(d: TargetDefinition, createdAt: number): TargetStat
   };
 }
 
+/** The batch_id prefix of the targets an RFQ award creates. */
+export const AWARD_PREFIX = 'award:';
+
 export class TargetRepository {
   constructor(private readonly ch: ClickHouse) {}
 
@@ -79,7 +82,9 @@ export class TargetRepository {
          toString(s.status) AS status, s.met_streak AS met_streak, arrayMap(u -> (u.1, toUnixTimestamp64Milli(u.2)), s.updates) AS updates,
          s.effective_threshold AS effective_threshold, s.current_price AS current_price, s.scaling_factor AS scaling_factor,
          s.id != 0 AS has_state
-       FROM (SELECT * FROM targets FINAL WHERE NOT deleted) AS t
+       FROM (SELECT * FROM targets FINAL WHERE NOT deleted
+               -- An RFQ award's targets count once the award is committed (040_agreements.sql).
+               AND (NOT startsWith(batch_id, '${AWARD_PREFIX}') OR substring(batch_id, ${AWARD_PREFIX.length + 1}) IN (SELECT commit FROM agreements WHERE commit != ''))) AS t
        LEFT JOIN (SELECT * FROM target_states FINAL) AS s ON s.id = t.id
        ORDER BY t.id`,
       {},
@@ -124,9 +129,13 @@ export class TargetRepository {
     return Number(rows[0]?.id ?? 0);
   }
 
-  /** Applies a batch: tombstones of `deleteIds` and the new targets, in one insert (all or nothing). */
-  async applyBatch(batch: { deleteIds: number[]; create: (TargetDefinition & { id: number })[]; by: number; at: number }): Promise<string> {
-    const batchId = crypto.randomUUID();
+  /**
+   * Applies a batch: tombstones of `deleteIds` and the new targets, in one insert (all or
+   * nothing). An RFQ award passes its commit: its targets count only once the award's
+   * records carry the same commit.
+   */
+  async applyBatch(batch: { deleteIds: number[]; create: (TargetDefinition & { id: number })[]; by: number; at: number; awardCommit?: string }): Promise<string> {
+    const batchId = batch.awardCommit !== undefined ? AWARD_PREFIX + batch.awardCommit : crypto.randomUUID();
     const version = batch.at * 1000 + crypto.randomInt(1000);
     const base = { created_at: batch.at, created_by: batch.by, batch_id: batchId, version };
     const tombstone = {

@@ -23,6 +23,8 @@ import { gbValue, mmValue, type BookWindow, type TradeWindow, type TrustedWindow
 import type { ClickHouse } from '../../lib/clickhouse.ts';
 import type { Logger } from '../../lib/log.ts';
 import type { TargetEventMessage } from '../../schemas/index.ts';
+import { AgreementStore } from '../../domain/agreements/store.ts';
+import { loanOf, type LoanRecord } from '../../domain/loans/loan.ts';
 
 const MINUTE = 60_000;
 const HOUR = 3_600_000;
@@ -76,8 +78,11 @@ export class TargetEvaluator {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> = Promise.resolve();
 
+  private readonly agreements: AgreementStore;
+
   constructor(private readonly deps: EvaluatorDeps) {
     this.evaluations = new EvaluationRepository(deps.ch);
+    this.agreements = new AgreementStore(deps.ch);
   }
 
   /** The newest minute that can be evaluated now: the end of the last minute past its lateness. */
@@ -127,7 +132,7 @@ export class TargetEvaluator {
     }
     const [wallets, pairs] = await Promise.all([this.deps.reference.wallets(), this.deps.reference.pairs()]);
     const walletOrg = new Map(wallets.map((w) => [w.id, w.organization]));
-    const twap = await this.assetTwaps(all, pairs, minute);
+    const [twap, loanTwap] = await Promise.all([this.assetTwaps(all, pairs, minute), this.loanTwaps(all)]);
 
     const evaluations: Evaluation[] = [];
     const states: StateRow[] = [];
@@ -148,7 +153,7 @@ export class TargetEvaluator {
       for (const t of targets) {
         const k = key(t.exchange, t.pair);
         const value = t.type === 'gb' ? gbValue(t.metric, bookOf.get(k), tradeOf.get(k)) : mmValue(t.metric, own.get(`${t.organization}\u0000${k}`), bookOf.get(k), tradeOf.get(k));
-        const scaled = scaling(t, twap);
+        const scaled = scaling(t, twap, loanTwap);
         const met = value === null ? null : isMet(value, scaled.effective_threshold, t.direction);
         const next = nextStanding({ status: t.status, streak: t.met_streak }, met);
         const changed = next.status !== t.status;
@@ -181,6 +186,20 @@ export class TargetEvaluator {
     await this.deps.events.publish(events);
     await this.evaluations.saveStates(states, minute);
     return { minute, evaluated: evaluations.length, changes: events.length };
+  }
+
+  /** The `start_twap` of the active loan each loan-scaled target follows, by loanKey. */
+  private async loanTwaps(targets: Target[]): Promise<Map<string, number>> {
+    if (!targets.some((t) => t.scaling_enabled && t.scaling_mode === 'price' && t.scaling_source === 'loan_twap')) return new Map();
+    const loans = (await this.agreements.latest<LoanRecord['body']>('loan')).map(loanOf).filter((l) => l.status === 'active' && l.start_twap !== null);
+    // Newest last, so a party with several active loans of one asset follows the newest.
+    loans.sort((a, b) => a.id - b.id);
+    const out = new Map<string, number>();
+    for (const l of loans) {
+      out.set(loanKey('mm', l.market_maker, l.asset), l.start_twap!);
+      out.set(loanKey('gb', l.organization, l.asset), l.start_twap!);
+    }
+    return out;
   }
 
   /** The 24-hour TWAP (mean minute mid over the whole hours before the minute) of the assets price-scaled targets follow. */
@@ -238,11 +257,18 @@ function trustedByOrganization(
   return out;
 }
 
+/**
+ * The loan a `loan_twap` target follows: a market maker's target follows the active loan made
+ * to it on the target's asset, a project's target the active loan it made of that asset.
+ */
+export const loanKey = (type: Target['type'], organization: string, asset: string) => `${type}\u0000${organization}\u0000${asset}`;
+
 /** The effective threshold (addendum section 6): scaled by current / reference price in price mode. */
-export function scaling(t: Target, twap: Map<string, number>): { effective_threshold: number; current_price: number | null; scaling_factor: number } {
+export function scaling(t: Target, twap: Map<string, number>, loanTwap: Map<string, number> = new Map()): { effective_threshold: number; current_price: number | null; scaling_factor: number } {
   if (!t.scaling_enabled || t.scaling_mode !== 'price') return { effective_threshold: t.threshold, current_price: t.current_price, scaling_factor: 1 };
-  const current = t.scaling_source === 'manual' ? t.scaling_reference_price : t.scaling_source === 'asset_twap_24h' ? twap.get(t.asset) ?? null : null;
-  // No price yet (no book data, or a loan not known here): the threshold as it is.
+  const current =
+    t.scaling_source === 'manual' ? t.scaling_reference_price : t.scaling_source === 'asset_twap_24h' ? twap.get(t.asset) ?? null : loanTwap.get(loanKey(t.type, t.organization, t.asset)) ?? null;
+  // No price yet (no book data, or no active loan with a recorded TWAP): the threshold as it is.
   if (current === null || !(t.scaling_reference_price > 0)) return { effective_threshold: t.threshold, current_price: current, scaling_factor: 1 };
   const factor = current / t.scaling_reference_price;
   return { effective_threshold: t.threshold * factor, current_price: current, scaling_factor: factor };

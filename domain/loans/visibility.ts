@@ -1,0 +1,34 @@
+// Who sees and who changes which loans (addendum section 7): members of the lender manage
+// its loans; members of the market maker read the loans made to it and nothing else;
+// staff everything. A loan a caller may not see is answered as unknown (404).
+import type { User, UserRepository } from '../accounts/users.ts';
+import type { Organization, ReferenceRepository, ReferenceSnapshot } from '../reference/repository.ts';
+import { organizationsOf } from '../reference/visibility.ts';
+
+type Parties = { organization: string; market_maker: string };
+
+export interface LoanAccess {
+  staff: boolean;
+  /** The caller's organizations (staff: all), by slug. */
+  organizations: Map<string, Organization>;
+  /** Assets the caller's projects own: what it may lend. */
+  lendable: Set<string>;
+  canSee(l: Parties): boolean;
+  canManage(l: Parties): boolean;
+}
+
+export async function loanAccess(src: { reference: ReferenceRepository; referenceLists: ReferenceSnapshot; users: UserRepository }, user: User): Promise<LoanAccess> {
+  const [mine, { assets }] = await Promise.all([organizationsOf(src, user), src.referenceLists.lists()]);
+  const organizations = new Map(mine.map((o) => [o.slug, o]));
+  const projects = new Set(mine.filter((o) => o.kind === 'project').map((o) => o.slug));
+  const makers = new Set(mine.filter((o) => o.kind === 'market_maker').map((o) => o.slug));
+  const staff = user.is_staff;
+  const canManage = (l: Parties) => staff || projects.has(l.organization);
+  return {
+    staff,
+    organizations,
+    lendable: new Set(assets.filter((a) => staff || projects.has(a.owner)).map((a) => a.symbol)),
+    canManage,
+    canSee: (l) => canManage(l) || makers.has(l.market_maker),
+  };
+}
