@@ -31,7 +31,7 @@ import { MarketMakerMetrics } from '../domain/market-makers/metrics.ts';
 import { withoutHash } from '../domain/accounts/users.ts';
 import { validators } from '../api/resources/market/schemas.ts';
 import { parseMmRequest } from '../api/resources/market-makers/request.ts';
-import { readValues } from '../api/resources/market-makers/values.ts';
+import { readValues, type Want } from '../api/resources/market-makers/values.ts';
 import { summary } from '../api/resources/market-makers/summary.ts';
 import { reconciliation } from '../api/resources/market-makers/reconciliation.ts';
 import type { MmHandler, MmServices } from '../api/resources/market-makers/routes.ts';
@@ -273,8 +273,8 @@ async function main(r: BenchRun): Promise<Figure[]> {
   // Broken down and profiled: the goal's summary and the widest answer, when their series ran.
   const examined = (
     [
-      [endpointNamed('summary 7 days 1d'), summary, { trusted: true, reported: true, market: true }],
-      [endpointNamed('reconciliation 7 days 1d'), reconciliation, { trusted: true, reported: true, market: false }],
+      [endpointNamed('summary 7 days 1d'), summary, { trustedDepth: true, trustedVolume: true, reported: 'untrusted', market: true }],
+      [endpointNamed('reconciliation 7 days 1d'), reconciliation, { trustedDepth: true, trustedVolume: true, reported: 'all', market: false }],
     ] as const
   ).filter(([e]) => SELECTED.some((s) => s.endpoint === e));
   if (BREAKDOWN_RUNS > 0) {
@@ -540,7 +540,7 @@ async function breakdown(
   user: ReturnType<typeof withoutHash>,
   endpoint: Endpoint,
   handler: MmHandler,
-  want: { trusted: boolean; reported: boolean; market: boolean },
+  want: Want,
 ): Promise<Breakdown> {
   const deps = service.deps;
   const s: MmServices = { deps, metrics: new MarketMakerMetrics(deps.ch), partials: new PartialsRepository(deps.ch) };

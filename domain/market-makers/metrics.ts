@@ -39,8 +39,12 @@ export interface ReportedBucket {
 export class MarketMakerMetrics {
   constructor(private readonly ch: ClickHouse) {}
 
-  /** Trusted depth and volume per wallet, pair and bucket, of these wallets only. */
-  async trusted(q: MarketQuery, wallets: readonly number[]): Promise<{ depth: TrustedDepthPartial[]; volume: TrustedVolumePartial[] }> {
+  /** Trusted depth and volume (those asked for) per wallet, pair and bucket, of these wallets only. */
+  async trusted(
+    q: MarketQuery,
+    wallets: readonly number[],
+    want: { depth: boolean; volume: boolean } = { depth: true, volume: true },
+  ): Promise<{ depth: TrustedDepthPartial[]; volume: TrustedVolumePartial[] }> {
     if (q.pairs.length === 0 || wallets.length === 0) return { depth: [], volume: [] };
     const where = { text: 'wallet_id IN {wallets:Array(UInt64)}', params: { wallets: [...wallets] } };
     const read = async <P extends { wallet_id: number; b: number }>(sql: ReturnType<typeof familyPartialsSql>): Promise<P[]> => {
@@ -53,8 +57,8 @@ export class MarketMakerMetrics {
       return rows;
     };
     const [depth, volume] = await Promise.all([
-      read<TrustedDepthPartial>(familyPartialsSql(MM_FAMILIES.trustedDepth, q, where)),
-      read<TrustedVolumePartial>(familyPartialsSql(MM_FAMILIES.trustedVolume, q, where)),
+      want.depth ? read<TrustedDepthPartial>(familyPartialsSql(MM_FAMILIES.trustedDepth, q, where)) : [],
+      want.volume ? read<TrustedVolumePartial>(familyPartialsSql(MM_FAMILIES.trustedVolume, q, where)) : [],
     ]);
     for (const v of volume) {
       v.fills = Number(v.fills);
@@ -80,6 +84,11 @@ export class MarketMakerMetrics {
       return `(timestamp >= toDateTime({f${i}:UInt32}, 'UTC') AND timestamp < toDateTime({t${i}:UInt32}, 'UTC'))`;
     });
     const bucket = q.interval === 'a' ? '0' : bucketOf(q.interval);
+    // The latest push of each key by argMax over its pushes, not FINAL (which cost most of
+    // the read: docs/benchmarks.md); of two pushes of a key in the same millisecond either
+    // may be taken, as two merges could. The interval is compared as the enum it is stored
+    // as, and each bucket's sums and counts come as (metric position, sum, count), the
+    // metric's name not written in every row.
     const rows = await this.ch.query<{
       organization: string;
       asset: string;
@@ -87,28 +96,33 @@ export class MarketMakerMetrics {
       pair: string;
       interval: ReportedInterval;
       b: number;
-      sums: [string[], number[]];
-      counts: [string[], number[]];
+      cells: [number, number, number | string][];
     }>(
-      `WITH timestamp AS t
-       SELECT organization, any(asset) AS asset, exchange, pair, toString(\`interval\`) AS \`interval\`, ${bucket} AS b,
-         sumMap([metric], [value]) AS sums, sumMap([metric], [toUInt64(1)]) AS counts
-       FROM mm_reported FINAL
-       WHERE (organization, exchange, pair) IN {keys:Array(Tuple(String, String, String))}
-         AND metric IN {metrics:Array(String)} AND toString(\`interval\`) IN {intervals:Array(String)}
-         AND (${ranges.join(' OR ')})
+      `SELECT organization, any(asset) AS asset, exchange, pair, toString(\`interval\`) AS \`interval\`, b, groupArray((m, s, n)) AS cells
+       FROM (
+         SELECT organization, any(asset) AS asset, exchange, pair, \`interval\`, ${bucket} AS b, indexOf({metrics:Array(String)}, metric) AS m, sum(v) AS s, count() AS n
+         FROM (
+           SELECT organization, exchange, pair, \`interval\`, metric, timestamp AS t, asset, argMax(value, pushed_at) AS v
+           FROM mm_reported
+           WHERE (organization, exchange, pair) IN {keys:Array(Tuple(String, String, String))}
+             AND metric IN {metrics:Array(String)} AND \`interval\` IN {intervals:Array(Enum8('5m' = 1, '1h' = 2, '1d' = 3))}
+             AND (${ranges.join(' OR ')})
+           GROUP BY organization, exchange, pair, \`interval\`, metric, t, asset
+         )
+         GROUP BY organization, exchange, pair, \`interval\`, b, m
+       )
        GROUP BY organization, exchange, pair, \`interval\`, b`,
       params,
     );
-    return rows.map((r) => ({
-      organization: r.organization,
-      asset: r.asset,
-      exchange: r.exchange,
-      pair: r.pair,
-      interval: r.interval,
-      b: Number(r.b),
-      sums: new Map(r.sums[0].map((m, i) => [m, Number(r.sums[1][i])])),
-      counts: new Map(r.counts[0].map((m, i) => [m, Number(r.counts[1][i])])),
-    }));
+    return rows.map((r) => {
+      const sums = new Map<string, number>();
+      const counts = new Map<string, number>();
+      for (const [m, sum, n] of r.cells) {
+        const metric = q.metrics[Number(m) - 1]!;
+        sums.set(metric, Number(sum));
+        counts.set(metric, Number(n));
+      }
+      return { organization: r.organization, asset: r.asset, exchange: r.exchange, pair: r.pair, interval: r.interval, b: Number(r.b), sums, counts };
+    });
   }
 }

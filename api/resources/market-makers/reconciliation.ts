@@ -30,7 +30,7 @@ export const reconciliation: MmHandler = (s) => async (ctx, raw) => {
   const out = wantsCsv(ctx);
   const req = await parseMmRequest(s.deps, ctx, raw, { validate: validators.any, intervals: INTERVALS });
   const tolerance = req.params.tolerance_pct ?? DEFAULT_TOLERANCE_PCT;
-  const { cells } = await readValues(s, req, { trusted: true, reported: true, market: false });
+  const { cells } = await readValues(s, req, { trustedDepth: true, trustedVolume: true, reported: 'all', market: false });
   const metrics = ['volume', ...req.levels.map((l) => `bid_${levelName(l)}bps`), ...req.levels.map((l) => `ask_${levelName(l)}bps`)];
   const columns = [
     'organization',

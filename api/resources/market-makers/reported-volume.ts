@@ -14,7 +14,7 @@ export const REPORTED_VOLUME_INTERVALS = ['1M', '1w', '1d', '1h', '5m', 'c', 'a'
 export const reportedVolume: MmHandler = (s) => async (ctx, raw) => {
   const out = wantsCsv(ctx);
   const req = await parseMmRequest(s.deps, ctx, raw, { validate: validators.reportedVolume, intervals: REPORTED_VOLUME_INTERVALS });
-  const { cells } = await readValues(s, req, { trusted: false, reported: true, market: false });
+  const { cells } = await readValues(s, req, { trustedDepth: false, trustedVolume: false, reported: 'volume', market: false });
   const columns = ['organization', 'asset', 'exchange', 'pair', ...timeColumnNames(req.window), 'volume'];
   const series = new Map<string, Map<number, Cell>>();
   for (const c of cells) {

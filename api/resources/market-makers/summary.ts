@@ -14,7 +14,7 @@ import { coverage, depthNames, readValues, type Values } from './values.ts';
 export const summary: MmHandler = (s) => async (ctx, raw) => {
   const out = wantsCsv(ctx);
   const req = await parseMmRequest(s.deps, ctx, raw, { validate: validators.any, intervals: INTERVALS });
-  const { cells, market } = await readValues(s, req, { trusted: true, reported: true, market: true });
+  const { cells, market } = await readValues(s, req, { trustedDepth: true, trustedVolume: true, reported: 'untrusted', market: true });
   const { levels, window } = req;
   const [bid, ask] = [depthNames(levels, 'bid'), depthNames(levels, 'ask')];
   const [bidCov, askCov] = [depthNames(levels, 'bid', '_coverage'), depthNames(levels, 'ask', '_coverage')];

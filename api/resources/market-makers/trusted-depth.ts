@@ -12,7 +12,7 @@ import { depthNames, readValues, sumWallets } from './values.ts';
 export const trustedDepth: MmHandler = (s) => async (ctx, raw) => {
   const out = wantsCsv(ctx);
   const req = await parseMmRequest(s.deps, ctx, raw, { validate: validators.any, intervals: INTERVALS });
-  const { cells } = await readValues(s, req, { trusted: true, reported: false, market: false });
+  const { cells } = await readValues(s, req, { trustedDepth: true, trustedVolume: false, reported: 'no', market: false });
   const [bid, ask] = [depthNames(req.levels, 'bid'), depthNames(req.levels, 'ask')];
   const columns = ['organization', 'asset', 'exchange', 'pair', ...timeColumnNames(req.window), ...bid, ...ask];
   const rows: Record<string, unknown>[] = [];

@@ -44,17 +44,32 @@ export interface Sources {
   partials: PartialsRepository;
 }
 
+/**
+ * What an endpoint reads. Reported values: `all` the requested levels and volume, `volume`
+ * volume only, `untrusted` as `all` but only for the market makers' pairs with a bucket
+ * none of whose wallets has trusted values (where the summary shows reported values).
+ */
+export interface Want {
+  trustedDepth: boolean;
+  trustedVolume: boolean;
+  reported: 'no' | 'all' | 'volume' | 'untrusted';
+  market: boolean;
+}
+
 /** Reads what `want` names for the request's market makers, pairs and window. */
-export async function readValues(src: Sources, req: MmRequest, want: { trusted: boolean; reported: boolean; market: boolean }): Promise<MmValues> {
+export async function readValues(src: Sources, req: MmRequest, want: Want): Promise<MmValues> {
   const w = req.window;
   const q: MarketQuery = { pairs: req.pairs, interval: w.interval, zone: w.zone, pieces: w.plan.pieces };
   const at = req.levels.map(levelIndex);
   const names = req.levels.map(levelName);
-  const metrics = ['volume/volume', ...names.map((l) => `depth/bid_${l}bps`), ...names.map((l) => `depth/ask_${l}bps`)];
-  const keys = [...req.makers].flatMap(([organization, m]) => m.pairs.map((p) => ({ organization, exchange: p.exchange, pair: p.pair })));
-  const [trusted, reported, books, trades] = await Promise.all([
-    want.trusted ? src.metrics.trusted(q, [...req.wallets.keys()]) : { depth: [], volume: [] },
-    want.reported ? src.metrics.reported({ keys, metrics, ranges: w.ranges, interval: w.interval, zone: w.zone }) : [],
+  const metrics = want.reported === 'volume' ? ['volume/volume'] : ['volume/volume', ...names.map((l) => `depth/bid_${l}bps`), ...names.map((l) => `depth/ask_${l}bps`)];
+  const allKeys = [...req.makers].flatMap(([organization, m]) => m.pairs.map((p) => ({ organization, exchange: p.exchange, pair: p.pair })));
+  const readReported = (keys: typeof allKeys) =>
+    keys.length === 0 ? Promise.resolve([]) : src.metrics.reported({ keys, metrics, ranges: w.ranges, interval: w.interval, zone: w.zone });
+  const trustedWanted = want.trustedDepth || want.trustedVolume;
+  const [trusted, early, books, trades] = await Promise.all([
+    trustedWanted ? src.metrics.trusted(q, [...req.wallets.keys()], { depth: want.trustedDepth, volume: want.trustedVolume }) : { depth: [], volume: [] },
+    want.reported === 'all' || want.reported === 'volume' ? readReported(allKeys) : [],
     want.market ? src.partials.read('book', q) : ([] as BookPartial[]),
     want.market ? src.partials.read('trade', q) : ([] as TradePartial[]),
   ]);
@@ -96,6 +111,15 @@ export async function readValues(src: Sources, req: MmRequest, want: { trusted: 
     const pair = pairs.get(key(exchange, pairName));
     if (!wallet || !pair || !visible(wallet.organization, exchange, pairName)) continue;
     cellOf(wallet.organization, pair, Number(b)).trusted.push({ wallet, values });
+  }
+
+  // The summary shows a reported row only in a bucket without trusted values: it reads
+  // reported values only for the pairs that have such a bucket (every bucket of the
+  // window, or the one of `a`), once the trusted values are known.
+  let reported = early;
+  if (want.reported === 'untrusted') {
+    const buckets = bucketStarts(w);
+    reported = await readReported(allKeys.filter((k) => buckets.some((b) => !cells.has(key(k.organization, k.exchange, k.pair, b)))));
   }
 
   // Reported: with `a`, each market maker's coarsest interval that has values in the window.
