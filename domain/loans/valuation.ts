@@ -86,13 +86,13 @@ export async function evaluationCounts(ch: ClickHouse, wanted: readonly { id: nu
   const out = new Map<string, EvaluationCounts>();
   await Promise.all(
     [...bySince].map(async ([since, ids]) => {
-      const rows = await ch.query<{ id: string | number; n: string | number; met: string | number }>(
-        `SELECT id, count() AS n, countIf(met) AS met FROM target_evaluations FINAL
+      const rows = await ch.query<{ id: string | number; n: string | number; met_n: string | number }>(
+        `SELECT id, count() AS n, countIf(met) AS met_n FROM target_evaluations FINAL
          WHERE id IN {ids:Array(UInt64)} AND minute >= toDateTime({since:UInt32}, 'UTC') AND met IS NOT NULL
          GROUP BY id`,
         { ids: [...ids], since: Math.max(0, Math.ceil(since / 1000)) },
       );
-      for (const r of rows) out.set(`${Number(r.id)}:${since}`, { evaluations: Number(r.n), met: Number(r.met) });
+      for (const r of rows) out.set(`${Number(r.id)}:${since}`, { evaluations: Number(r.n), met: Number(r.met_n) });
     }),
   );
   return out;
