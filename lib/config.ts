@@ -26,7 +26,7 @@ export interface Config {
   telegramBotToken: string | undefined;
   /** Base URL of the Bot API (tests point it at a local stand-in). */
   telegramApiUrl: string;
-  /** Test-only fault injection: processor crash points, e.g. ["after-write:2"] (see processors/shell/faults.ts). */
+  /** Test-only fault injection: crash points of the processors and of an RFQ award, e.g. ["after-write:2"] (see processors/shell/faults.ts). */
   faults: string[];
   logLevel: LogLevel;
   /** WebAuthn relying party: the domain passkeys are bound to (the origin's host or a parent of it). */
@@ -81,7 +81,7 @@ export function loadConfig(env: Env = process.env): Config {
     telegramApiUrl: read('TELEGRAM_API_URL', 'https://api.telegram.org', (raw) => parseUrl(raw, ['http:', 'https:']).replace(/\/+$/, '')),
     faults: read<string[]>('MM_FAULTS', [], (raw) => {
       const list = raw.split(',').map((f) => f.trim()).filter((f) => f !== '');
-      for (const f of list) if (!/^(before-write|after-write|before-commit):\d+$/.test(f)) throw new Error(`"${f}" is not <before-write|after-write|before-commit>:<n>`);
+      for (const f of list) if (!/^(before-write|after-write|before-commit|award-gap):\d+$/.test(f)) throw new Error(`"${f}" is not <before-write|after-write|before-commit|award-gap>:<n>`);
       return list;
     }),
     logLevel: read<LogLevel>('LOG_LEVEL', 'info', (raw) => {

@@ -1,7 +1,8 @@
 // Crash points for the exactly-once tests (MM_FAULTS, never set in production): the
 // process kills itself with SIGKILL the n-th time it reaches a point, exactly as a power
 // cut or an OOM kill would stop it there.
-export type FaultPoint = 'before-write' | 'after-write' | 'before-commit';
+// `award-gap`: an RFQ award between its targets' insert and its records' (domain/rfq/award.ts).
+export type FaultPoint = 'before-write' | 'after-write' | 'before-commit' | 'award-gap';
 
 export class Faults {
   private readonly at = new Map<FaultPoint, number>();
