@@ -50,6 +50,11 @@ interface PairState {
   tradeSeq: number;
 }
 
+/** An asset's USD price when the synthetic market starts (then it walks). */
+export function startingUsdPrice(sym: string): number {
+  return STABLE.has(sym) ? 1 : (KNOWN_PRICES[sym] ?? 0.05 + (hash(sym) % 5000) / 100);
+}
+
 export class SyntheticMarket {
   private readonly random: () => number;
   private readonly usd = new Map<string, number>();
@@ -74,7 +79,7 @@ export class SyntheticMarket {
     });
     for (const s of this.pairs) {
       for (const sym of [s.base.replace(/_PERP$/, ''), s.quote]) {
-        if (!this.usd.has(sym)) this.usd.set(sym, STABLE.has(sym) ? 1 : (KNOWN_PRICES[sym] ?? 0.05 + (hash(sym) % 5000) / 100));
+        if (!this.usd.has(sym)) this.usd.set(sym, startingUsdPrice(sym));
       }
     }
   }

@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { startSyntheticFeed, type RunningFeed } from '../../ingest/synthetic/feed.ts';
 import { SyntheticMarketMakers } from '../../ingest/synthetic/market-makers.ts';
 import { seedDemoTargets } from '../demo/targets.ts';
+import { seedDemoLoans } from '../demo/loans.ts';
 import { createKafka } from '../../lib/kafka.ts';
 import type { FixtureFile } from '../../schemas/index.ts';
 import { ensureKafka, ensureRedis, ensureSchemaRegistry, stopAll, type Started } from '../infra.ts';
@@ -34,6 +35,8 @@ try {
   log.info('demo fixture loaded', { pairs: summary.pairs, users: summary.users.created + summary.users.updated });
   const seeded = await seedDemoTargets(service.deps);
   if (seeded > 0) log.info('demo targets made', { targets: seeded });
+  const loans = await seedDemoLoans(service.deps);
+  if (loans > 0) log.info('demo loans made', { loans });
   // coinbase BTC/USD is kept for replaying the recorded book (README): live synthetic
   // books would put its event time in the present and the recording's snapshots would be late.
   const fed = (fixture.pairs ?? []).filter((p) => !(p.exchange === 'coinbase' && p.pair === 'BTC/USD'));
@@ -92,6 +95,10 @@ function printBanner(url: string, fixture: FixtureFile): void {
     ' list shows them stable, in alert, recovering (the volume target as its hour fills) and',
     ' unchecked, with facets:',
     `   curl -s "${url}/v2/organizations/targets/?include_facets=1&facets=status" -H "Authorization: Token $TOKEN"`,
+    '',
+    ' Loans: acme lends ACME to mm-one (active, valued at the 24-hour TWAP, its KPI from the',
+    ' mm-one target) and to mm-two (settlement_due: its tranche has expired):',
+    `   curl -s "${url}/v2/organizations/loans/?statuses=active,settlement_due" -H "Authorization: Token $TOKEN"`,
     ' Ctrl-C stops everything.',
     '==================================================================',
     '',
