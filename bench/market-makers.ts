@@ -32,6 +32,7 @@ import { withoutHash } from '../domain/accounts/users.ts';
 import { validators } from '../api/resources/market/schemas.ts';
 import { parseMmRequest } from '../api/resources/market-makers/request.ts';
 import { readValues, type Want } from '../api/resources/market-makers/values.ts';
+import { SealedRowsCache, sealedRowsOf } from '../api/resources/market-makers/sealed-rows.ts';
 import { summary } from '../api/resources/market-makers/summary.ts';
 import { reconciliation } from '../api/resources/market-makers/reconciliation.ts';
 import type { MmHandler, MmServices } from '../api/resources/market-makers/routes.ts';
@@ -459,6 +460,7 @@ async function cacheDropper(ch: ClickHouse, service: Service): Promise<() => Pro
   return async () => {
     service.deps.uptimeCache.clear();
     service.deps.windowCache.clear();
+    sealedRowsOf(service.deps).clear();
     for (const s of statements) await ch.command(s);
   };
 }
@@ -543,7 +545,8 @@ async function breakdown(
   want: Want,
 ): Promise<Breakdown> {
   const deps = service.deps;
-  const s: MmServices = { deps, metrics: new MarketMakerMetrics(deps.ch), partials: new PartialsRepository(deps.ch) };
+  // Without the summary's kept buckets: the steps of an answer computed whole.
+  const s: MmServices = { deps, metrics: new MarketMakerMetrics(deps.ch), partials: new PartialsRepository(deps.ch), sealed: new SealedRowsCache(0) };
   const query = Object.fromEntries(new URL(endpoint.path, 'http://x').searchParams);
   // What the handlers use of Koa's context: the query, the caller, and the body they set.
   const ctxOf = () => ({ query: { ...query }, state: { principal: { user, via: 'token' } }, body: undefined as unknown, set() {}, type: '' }) as unknown as Context;
@@ -568,12 +571,14 @@ async function breakdown(
     const t3 = performance.now();
     const again = recorder.recording;
     recorder.recording = undefined;
-    const json = JSON.stringify(ctx.body);
+    // The summary writes its JSON text itself (nothing left to stringify); the others give rows.
+    const json = typeof ctx.body === 'string' ? ctx.body : JSON.stringify(ctx.body);
     const t4 = performance.now();
     const bareMs = await bareOnce(bare, statements);
     bytes = Buffer.byteLength(json);
-    rows = Array.isArray(ctx.body) ? ctx.body.length : 0;
-    flagged = Array.isArray(ctx.body) ? (ctx.body as { flag?: boolean }[]).filter((r) => r.flag === true).length : 0;
+    const answer = typeof ctx.body === 'string' ? (JSON.parse(ctx.body) as unknown) : ctx.body;
+    rows = Array.isArray(answer) ? answer.length : 0;
+    flagged = Array.isArray(answer) ? (answer as { flag?: boolean }[]).filter((r) => r.flag === true).length : 0;
     if (i === 0) continue; // the first run warms up
     const lastEnd = Math.max(t1, ...statements.map((c) => c.ended ?? t2));
     t.parse.push(t1 - t0);

@@ -4,10 +4,16 @@
 import { TupleParam } from '@clickhouse/client';
 import type { ClickHouse } from '../../lib/clickhouse.ts';
 import type { Interval } from '../market/facts.ts';
-import { MM_FAMILIES, type TrustedDepthPartial, type TrustedVolumePartial } from '../market/families/index.ts';
+import { FAMILIES, MM_FAMILIES, type TrustedDepthPartial, type TrustedVolumePartial } from '../market/families/index.ts';
 import { familyPartialsSql } from '../market/repositories/partials.ts';
 import { bucketOf, type MarketQuery } from '../market/repositories/stored-rows.ts';
 import type { Range } from '../market/window.ts';
+import { REPORTED_WRITES_SOURCE } from './reported.ts';
+
+const HOUR_MS = 3_600_000;
+
+/** The write counts (market_writes) of everything the summary shows: trusted values, reported ones and the market's. */
+const SUMMARY_SOURCES = [MM_FAMILIES.trustedDepth.tables.minutes, MM_FAMILIES.trustedVolume.tables.minutes, FAMILIES.book.tables.minutes, FAMILIES.trade.tables.minutes, REPORTED_WRITES_SOURCE];
 
 /** The intervals market makers report at, coarsest first. */
 export const REPORTED_INTERVALS = ['1d', '1h', '5m'] as const;
@@ -66,6 +72,21 @@ export class MarketMakerMetrics {
     }
     for (const d of depth) d.minutes = Number(d.minutes);
     return { depth, volume };
+  }
+
+  /**
+   * Per hour start (epoch ms) in [from, to) widened to whole hours, how many times the
+   * summary's sources were written into it, all sources together: a count only grows, so
+   * an equal sum means no write between two reads (schemas/clickhouse/004_market_writes.sql).
+   */
+  async summaryWrites(from: number, to: number): Promise<Map<number, number>> {
+    const rows = await this.ch.query<{ hour: number; writes: number | string }>(
+      `SELECT toUnixTimestamp(hour) AS hour, sum(writes) AS writes FROM market_writes
+       WHERE source IN {sources:Array(String)} AND hour >= toDateTime({from:UInt32}, 'UTC') AND hour < toDateTime({to:UInt32}, 'UTC')
+       GROUP BY hour`,
+      { sources: SUMMARY_SOURCES, from: Math.floor(from / HOUR_MS) * (HOUR_MS / 1000), to: Math.ceil(to / HOUR_MS) * (HOUR_MS / 1000) },
+    );
+    return new Map(rows.map((r) => [Number(r.hour) * 1000, Number(r.writes)]));
   }
 
   /** Reported values in the window, per organization, pair, reported interval and bucket. */

@@ -61,6 +61,11 @@ export interface ReportedRow {
   pushedAt: number;
 }
 
+const HOUR_MS = 3_600_000;
+
+/** The `source` of mm_reported's write counts in market_writes. */
+export const REPORTED_WRITES_SOURCE = 'mm_reported';
+
 /** The key a push replaces the value of (addendum section 3). */
 export function reportedKey(r: Pick<ReportedRow, 'organization' | 'asset' | 'exchange' | 'pair' | 'metric' | 'interval' | 'timestamp'>): string {
   return `${r.organization}\u0000${r.asset}\u0000${r.exchange}\u0000${r.pair}\u0000${r.metric}\u0000${r.interval}\u0000${r.timestamp}`;
@@ -107,6 +112,16 @@ export class ReportedRepository {
         })),
         { dedupToken: token.digest('hex') },
       );
+    }
+    // Last, so whoever reads the count after this sees the rows above: the API keeps the
+    // summary's rows of sealed buckets while the counts of their hours stand
+    // (api/resources/market-makers/sealed-rows.ts; schemas/clickhouse/004_market_writes.sql).
+    const hours = [...new Set(rows.map((r) => Math.floor(r.timestamp / HOUR_MS) * (HOUR_MS / 1000)))];
+    if (hours.length > 0) {
+      await this.ch.command(`INSERT INTO market_writes (source, hour, writes) SELECT {source:String}, arrayJoin({written:Array(DateTime('UTC'))}), 1`, {
+        source: REPORTED_WRITES_SOURCE,
+        written: hours,
+      });
     }
   }
 

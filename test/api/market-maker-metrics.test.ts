@@ -4,6 +4,7 @@
 // definitions of addendum section 4; each role's view is checked for what it shows and
 // what it hides.
 import { expect } from 'chai';
+import { sealedRowsOf } from '../../api/resources/market-makers/sealed-rows.ts';
 import { topicName } from '../../lib/kafka.ts';
 import { call, login, seed, waitFor, world } from '../support/helpers.ts';
 import { testStack } from '../support/stack.ts';
@@ -203,6 +204,32 @@ describe('market-maker metrics (summary, trusted depth, reported volume, reconci
     const lenient = await get('staff', RECON, { bps: '100', organizations: mm2, tolerance_pct: '500' });
     expect(lenient.body[0]).to.include({ flag: false });
     expect((await get('staff', RECON, { tolerance_pct: '-1' })).status).to.equal(400);
+  });
+
+  it('summary: a sealed day is answered from the kept text while nothing is written into it, and a later push into it shows', async () => {
+    const sealed = sealedRowsOf(testStack().service.deps);
+    const q = { bps: '100', organizations: mm2 };
+    const first = await get('staff', SUMMARY, q);
+    const hits = sealed.hits;
+    const again = await get('staff', SUMMARY, q);
+    expect(sealed.hits).to.be.above(hits);
+    expect(again.text).to.equal(first.text);
+    // The text is what JSON.stringify writes of the rows.
+    expect(again.text).to.equal(JSON.stringify(again.body));
+    const before = again.body.find((r) => r.pair === pairC)!;
+    expect(before).to.include({ source: 'organization', bid_100bps: null });
+
+    // A report pushed later into that day (no wallet on that pair: the reported row shows it).
+    const pushed = await call('POST', '/v2/organizations/reported-metrics/', { token: tokens.maker2, json: [report(mm2, assetC, w.ex, pairC, 'depth/bid_100bps', 55)] });
+    expect(pushed.status, pushed.text).to.equal(202);
+    const after = await waitFor('the pushed depth in the summary', async () => {
+      const r = await get('staff', SUMMARY, q);
+      const row = r.body.find((x) => x.pair === pairC);
+      return row?.bid_100bps === 55 && r;
+    });
+    expect(after.body.find((r) => r.pair === pairC)).to.include({ volume: 777, bid_100bps: 55 });
+    // The rest of the answer is unchanged.
+    expect(after.body.filter((r) => r.pair !== pairC)).to.deep.equal(again.body.filter((r) => r.pair !== pairC));
   });
 
   describe('visibility per role, on every endpoint', () => {

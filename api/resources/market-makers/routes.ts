@@ -10,18 +10,21 @@ import { authenticate } from '../../http/auth.ts';
 import type { RawParams } from '../market/schemas.ts';
 import { reconciliation } from './reconciliation.ts';
 import { reportedVolume } from './reported-volume.ts';
+import { sealedRowsOf, type SealedRowsCache } from './sealed-rows.ts';
 import { summary } from './summary.ts';
 import { trustedDepth } from './trusted-depth.ts';
 import type { Sources } from './values.ts';
 
 export interface MmServices extends Sources {
   deps: ApiDeps;
+  /** The summary's text of sealed buckets, kept between requests. */
+  sealed: SealedRowsCache;
 }
 
 export type MmHandler = (s: MmServices) => (ctx: Context, raw: RawParams) => Promise<void>;
 
 export function marketMakerRoutes(router: Router, deps: ApiDeps): void {
-  const s: MmServices = { deps, metrics: new MarketMakerMetrics(deps.ch), partials: new PartialsRepository(deps.ch) };
+  const s: MmServices = { deps, metrics: new MarketMakerMetrics(deps.ch), partials: new PartialsRepository(deps.ch), sealed: sealedRowsOf(deps) };
   const endpoints: [string, MmHandler][] = [
     ['/v2/organizations/market-maker-metrics/summary/', summary],
     ['/v2/organizations/trusted-metrics/depth/', trustedDepth],
