@@ -8,11 +8,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Kafka } from 'kafkajs';
+import { killEmbeddedStatements } from '../lib/clickhouse.ts';
 import { loadConfig, type Config } from '../lib/config.ts';
 import { topicConfigs } from '../lib/kafka.ts';
 import { createLogger, type Logger } from '../lib/log.ts';
 import type { FixtureFile, Level, OrderBookMessage } from '../schemas/index.ts';
 import { ensureKafka, ensureRedis, ensureSchemaRegistry, stopAll, type Started } from '../ops/infra.ts';
+import { exitWhenIdle, SHUTDOWN_DEADLINE_MS } from '../ops/cli/run.ts';
 import { rng } from '../ingest/synthetic/market.ts';
 
 // ---------------------------------------------------------------------------------------
@@ -166,12 +168,22 @@ export async function startRun(name: string, env: Record<string, string | undefi
   let interruptedAt = 0;
   const onSignal = (signal: string) => {
     if (interruptedAt > 0) {
-      if (Date.now() - interruptedAt > 1000) process.exit(130);
+      if (Date.now() - interruptedAt > 1000) void exitWhenIdle(log, 130, 0);
       return;
     }
     interruptedAt = Date.now();
     say(name, `${signal}: cleaning up (again to force)...`);
-    void cleanup().finally(() => process.exit(130));
+    // The benchmark's own loops hold connections out of reach here: every statement of the
+    // run's engine is killed, and again while the clean-up runs, as the loops start new ones
+    // (the process could not exit while one runs). Bounded like a service's stop.
+    const kill = () => void killEmbeddedStatements(config).catch(() => undefined);
+    kill();
+    const killing = setInterval(kill, 250);
+    const deadline = new Promise<void>((resolve) => setTimeout(resolve, SHUTDOWN_DEADLINE_MS - 2_000));
+    void Promise.race([cleanup(), deadline]).finally(() => {
+      clearInterval(killing);
+      void exitWhenIdle(log, 130, 1_000);
+    });
   };
   process.on('SIGINT', () => onSignal('SIGINT'));
   process.on('SIGTERM', () => onSignal('SIGTERM'));

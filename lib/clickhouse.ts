@@ -3,6 +3,7 @@
 // SQL and the same @clickhouse/client calls run against both. Every value is bound as
 // {name:Type}; only identifiers the code itself chose are ever part of the SQL text.
 import { createClient, type ClickHouseClient, type ClickHouseSettings } from '@clickhouse/client';
+import { drainPending } from 'chdb';
 import { createChdbConnection } from 'chdb/connection';
 import diagnostics from 'node:diagnostics_channel';
 import fs from 'node:fs';
@@ -49,7 +50,23 @@ export interface ClickHouse {
   jsonLines(sql: string, keys: string[], columns: string[], params?: Params): Promise<Buffer>;
   command(sql: string, params?: Params, opts?: CommandOptions): Promise<void>;
   insert<T extends object>(table: string, rows: T[], opts?: InsertOptions): Promise<void>;
+  /**
+   * Stops this connection's work for a shutdown: statements not yet started are refused
+   * (ClickHouseStoppedError), none is retried, and those running are killed (KILL QUERY);
+   * resolves once every one has ended, or after about `withinMs` (default 5000) with a
+   * warning if the engine did not stop one. Without this, a process cannot exit while the
+   * embedded engine runs a statement: its exit waits for the statement to finish.
+   */
+  cancel(withinMs?: number): Promise<void>;
   close(): Promise<void>;
+}
+
+/** A statement asked for after cancel(): the connection is stopping. */
+export class ClickHouseStoppedError extends Error {
+  constructor(readonly queryId: string) {
+    super(`ClickHouse statement ${queryId} refused: the connection is stopping`);
+    this.name = 'ClickHouseStoppedError';
+  }
 }
 
 export class ClickHouseQueryError extends Error {
@@ -198,27 +215,98 @@ function keyedRowTemplate(keys: string[], columns: string[]): string {
   return `${keys.map((k) => `\${${k}:Raw}\t`).join('')}${jsonRowTemplate(columns)}`;
 }
 
+/**
+ * Kills the statements with these query ids (ASYNC: asks and returns; each statement ends
+ * at its next block with code 394, QUERY_WAS_CANCELLED, which its caller receives).
+ *
+ * The embedded engine (chdb) replaces the query id it is given with a UUID of its own, so
+ * there a statement is found by its log_comment, which carries our id (see openClickHouse).
+ * Its ids are written into the SQL, not bound: chdb runs bound statements one at a time
+ * across the process, so a bound KILL would wait behind the very statement it is to stop.
+ * The ids are the gateway's own (`<name>-<pid>-<n>`), checked to be only word characters
+ * and dashes. A fresh connection runs it: the gateway's own may all be busy.
+ */
+async function killStatements(config: Pick<Config, 'clickhouseUrl' | 'clickhouseDatabase' | 'dataDir'>, ids: string[]): Promise<void> {
+  if (ids.length === 0) return;
+  if (config.clickhouseUrl) {
+    const client = createClient({ url: config.clickhouseUrl, database: config.clickhouseDatabase, request_timeout: 10_000 });
+    try {
+      await client.command({ query: 'KILL QUERY WHERE query_id IN {ids:Array(String)} ASYNC', query_params: { ids } });
+    } finally {
+      await client.close();
+    }
+    return;
+  }
+  for (const id of ids) if (!/^[\w-]+$/.test(id)) throw new Error(`query id not allowed in a KILL: ${JSON.stringify(id)}`);
+  const client = embeddedClient(config);
+  try {
+    await client.command({ query: `KILL QUERY WHERE Settings['log_comment'] IN (${ids.map((id) => `'${id}'`).join(', ')}) ASYNC` });
+  } finally {
+    await client.close();
+  }
+}
+
+function embeddedClient(config: Pick<Config, 'dataDir'>): ClickHouseClient {
+  const dir = path.join(config.dataDir, 'clickhouse');
+  fs.mkdirSync(dir, { recursive: true });
+  // chdb ignores `database`: the embedded folder is ours alone, so tables live in `default`.
+  // @clickhouse/client bundles its own copy of client-common, whose types chdb's Connection
+  // matches structurally but not nominally; the cast bridges the two copies.
+  const connection = createChdbConnection({ path: dir }) as unknown as ChdbAsClientConnection;
+  return createClient({ connection });
+}
+
+/**
+ * Kills every statement the embedded engine of this process runs, whoever started it: for
+ * a command whose own connections are out of reach when it is interrupted (bench/common.ts).
+ * The engine's data folder is this process's alone, so nothing else is touched.
+ */
+export async function killEmbeddedStatements(config: Pick<Config, 'clickhouseUrl' | 'dataDir'>): Promise<void> {
+  if (config.clickhouseUrl) return;
+  const client = embeddedClient(config);
+  try {
+    await client.command({ query: 'KILL QUERY WHERE query_id != queryID() ASYNC' });
+  } finally {
+    await client.close();
+  }
+}
+
+/**
+ * Whether the embedded engine finished every statement of this process within `withinMs`.
+ * A process cannot exit while one runs (its exit waits for the statement, and signals no
+ * longer reach JavaScript), so a command asks this before it exits (ops/cli/run.ts).
+ */
+export async function embeddedEngineIdle(withinMs: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), withinMs);
+  });
+  try {
+    return await Promise.race([drainPending().then(() => true as const), late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /** Opens a connection (or a few). Name it after its user ("api", "ingest"): ids in errors carry it. */
 export function openClickHouse(config: Pick<Config, 'clickhouseUrl' | 'clickhouseDatabase' | 'dataDir'>, name: string, opts: OpenOptions = {}): ClickHouse {
+  if (!/^[\w-]+$/.test(name)) throw new Error(`connection name must be word characters and dashes: ${JSON.stringify(name)}`);
   const clients: ClickHouseClient[] = [];
   if (config.clickhouseUrl) {
     clients.push(createClient({ url: config.clickhouseUrl, database: config.clickhouseDatabase, request_timeout: 120_000 }));
   } else {
-    const dir = path.join(config.dataDir, 'clickhouse');
-    fs.mkdirSync(dir, { recursive: true });
-    for (let i = 0; i < Math.max(1, opts.connections ?? 1); i++) {
-      // chdb ignores `database`: the embedded folder is ours alone, so tables live in `default`.
-      // @clickhouse/client bundles its own copy of client-common, whose types chdb's Connection
-      // matches structurally but not nominally; the cast bridges the two copies.
-      const connection = createChdbConnection({ path: dir }) as unknown as ChdbAsClientConnection;
-      clients.push(createClient({ connection }));
-    }
+    for (let i = 0; i < Math.max(1, opts.connections ?? 1); i++) clients.push(embeddedClient(config));
   }
   const busy = clients.map(() => 0);
-  const perStatement: ClickHouseSettings = {
+  const common: ClickHouseSettings = {
     ...(!config.clickhouseUrl && opts.threadsPerQuery ? { max_threads: opts.threadsPerQuery } : {}),
     ...(opts.priority ? { priority: String(opts.priority) } : {}),
   };
+  // The embedded engine keeps its own query id; the log comment carries ours, for cancel().
+  const perStatement = (queryId: string): ClickHouseSettings => (config.clickhouseUrl ? common : { ...common, log_comment: queryId });
+  /** Statement attempts under way, by query id: what cancel() kills and waits for. */
+  const running = new Map<string, Promise<unknown>>();
+  let stopping = false;
   /** Runs fn on the least busy client. */
   const onClient = async <T>(fn: (client: ClickHouseClient) => Promise<T>): Promise<T> => {
     let i = 0;
@@ -244,7 +332,7 @@ export function openClickHouse(config: Pick<Config, 'clickhouseUrl' | 'clickhous
       // client settings as session SETs (see the interface), so there they are bound
       // into the query's own SETTINGS clause.
       if (config.clickhouseUrl) {
-        const { stream } = await client.exec({ query: `${sql}\nFORMAT Template`, query_params: params, query_id, clickhouse_settings: { ...settings, ...perStatement } });
+        const { stream } = await client.exec({ query: `${sql}\nFORMAT Template`, query_params: params, query_id, clickhouse_settings: { ...settings, ...perStatement(query_id) } });
         return stream;
       }
       const bound = Object.keys(settings).map((k) => `${k} = {tpl_${k}:String}`);
@@ -254,7 +342,7 @@ export function openClickHouse(config: Pick<Config, 'clickhouseUrl' | 'clickhous
         query: `${sql}\nSETTINGS ${bound.join(', ')}\nFORMAT Template`,
         query_params: { ...params, ...values },
         query_id,
-        clickhouse_settings: perStatement,
+        clickhouse_settings: perStatement(query_id),
       });
       return stream;
     });
@@ -267,12 +355,15 @@ export function openClickHouse(config: Pick<Config, 'clickhouseUrl' | 'clickhous
     const first = nextId();
     for (let attempt = 1; ; attempt++) {
       const queryId = attempt === 1 ? first : `${first}-r${attempt - 1}`;
+      if (stopping) throw new ClickHouseStoppedError(queryId);
       if (config.clickhouseUrl) statuses.set(queryId, undefined);
+      const attemptDone = fn(queryId);
+      running.set(queryId, attemptDone);
       try {
-        return await fn(queryId);
+        return await attemptDone;
       } catch (e) {
         const reason = transientReason(e, statuses.get(queryId));
-        if (!retryable || attempt > retries || reason === undefined) throw new ClickHouseQueryError(queryId, e, attempt);
+        if (stopping || !retryable || attempt > retries || reason === undefined) throw new ClickHouseQueryError(queryId, e, attempt);
         const backoff = Math.min(maxDelayMs, baseDelayMs * 2 ** (attempt - 1));
         const delayMs = Math.round(backoff / 2 + (Math.random() * backoff) / 2);
         // Ids and codes only: the SQL, its parameters and the server's message stay out of logs.
@@ -280,6 +371,7 @@ export function openClickHouse(config: Pick<Config, 'clickhouseUrl' | 'clickhous
         await sleep(delayMs);
       } finally {
         statuses.delete(queryId);
+        running.delete(queryId);
       }
     }
   };
@@ -288,7 +380,7 @@ export function openClickHouse(config: Pick<Config, 'clickhouseUrl' | 'clickhous
     query: <T>(sql: string, params: Params = {}, settings?: ClickHouseSettings) =>
       wrap(true, async (query_id) => {
         // 64-bit integers as JSON numbers, on every query (see insert for why explicit).
-        const clickhouse_settings: ClickHouseSettings = { output_format_json_quote_64bit_integers: 0, ...perStatement, ...settings };
+        const clickhouse_settings: ClickHouseSettings = { output_format_json_quote_64bit_integers: 0, ...perStatement(query_id), ...settings };
         return onClient(async (client) => {
           const rs = await client.query({ query: sql, query_params: params, format: 'JSONEachRow', query_id, clickhouse_settings });
           return rs.json<T>();
@@ -309,7 +401,7 @@ export function openClickHouse(config: Pick<Config, 'clickhouseUrl' | 'clickhous
       }),
     command: (sql, params = {}, opts = {}) =>
       wrap(opts.idempotent === true, async (query_id) => {
-        await onClient((client) => client.command({ query: sql, query_params: params, query_id, clickhouse_settings: perStatement }));
+        await onClient((client) => client.command({ query: sql, query_params: params, query_id, clickhouse_settings: perStatement(query_id) }));
       }),
     insert: (table, rows, opts = {}) =>
       wrap(Boolean(opts.dedupToken), async (query_id) => {
@@ -318,13 +410,24 @@ export function openClickHouse(config: Pick<Config, 'clickhouseUrl' | 'clickhous
         // as SET on its session, so a token left from an earlier insert would otherwise
         // apply to the next one.
         const clickhouse_settings: ClickHouseSettings = {
-          ...perStatement,
+          ...perStatement(query_id),
           insert_deduplication_token: opts.dedupToken ?? '',
           // ...and keep the materialized views fed by this table from counting it twice.
           deduplicate_blocks_in_dependent_materialized_views: opts.dedupToken ? 1 : 0,
         };
         await onClient((client) => client.insert({ table, values: rows, format: 'JSONEachRow', query_id, clickhouse_settings }));
       }),
+    cancel: async (withinMs = 5000) => {
+      stopping = true;
+      // Again each round: a statement may start in the engine after a KILL was asked (chdb
+      // queues bound statements), and a KILL may fail like any statement.
+      const rounds = Math.max(1, Math.ceil(withinMs / 250));
+      for (let round = 0; round < rounds && running.size > 0; round++) {
+        await killStatements(config, [...running.keys()]).catch((e: unknown) => log.warn('KILL QUERY failed', { err: e as Error }));
+        await Promise.race([Promise.allSettled([...running.values()]), sleep(250)]);
+      }
+      if (running.size > 0) log.warn('statements still running after cancel', { query_ids: [...running.keys()].join(',') });
+    },
     close: async () => {
       await Promise.all(clients.map((c) => c.close()));
     },

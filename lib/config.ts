@@ -81,7 +81,7 @@ export function loadConfig(env: Env = process.env): Config {
     telegramApiUrl: read('TELEGRAM_API_URL', 'https://api.telegram.org', (raw) => parseUrl(raw, ['http:', 'https:']).replace(/\/+$/, '')),
     faults: read<string[]>('MM_FAULTS', [], (raw) => {
       const list = raw.split(',').map((f) => f.trim()).filter((f) => f !== '');
-      for (const f of list) if (!/^(before-write|after-write|before-commit|award-gap):\d+$/.test(f)) throw new Error(`"${f}" is not <before-write|after-write|before-commit|award-gap>:<n>`);
+      for (const f of list) if (!/^((stall-)?(before-write|after-write|before-commit)|award-gap):\d+$/.test(f)) throw new Error(`"${f}" is not [stall-]<before-write|after-write|before-commit>:<n> or award-gap:<n>`);
       return list;
     }),
     logLevel: read<LogLevel>('LOG_LEVEL', 'info', (raw) => {

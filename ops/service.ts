@@ -71,8 +71,21 @@ export interface Service {
   schemaIds: ReadonlyMap<SchemaTopic, number>;
   consumers: BatchConsumer[];
   opsTokenFile: string;
+  /**
+   * Stops everything, in a bounded time: the API's statements at once (their clients are
+   * gone), the processors' after STOP_GRACE_MS. A processor whose write was cancelled does
+   * not commit its offsets, so its messages are read again at the next start.
+   */
   stop(): Promise<void>;
 }
+
+/**
+ * How long a stop lets the processors finish the write they are in and commit, before
+ * their statements are killed. With ClickHouse's cancel (up to CANCEL_MS) the whole stop
+ * stays within the 10 s a supervisor gives (ops/cli/run.ts).
+ */
+export const STOP_GRACE_MS = 2_000;
+const CANCEL_MS = 4_000;
 
 export function opsTokenPath(config: Pick<Config, 'dataDir'>): string {
   return path.join(config.dataDir, 'run', 'ops-token');
@@ -177,7 +190,7 @@ export async function startService(config: Config, log: Logger, opts: ServiceOpt
   if (opts.processors ?? true) {
     // One rate table for all: trades are converted with the mids the books report.
     const rates = new QuoteRates();
-    const faults = new Faults(config.faults);
+    const faults = new Faults(config.faults, ingestCh);
     for (const [name, make] of [
       ['orderbook', orderBookConsumer],
       ['trades', tradesConsumer],
@@ -242,11 +255,24 @@ export async function startService(config: Config, log: Logger, opts: ServiceOpt
     opsTokenFile,
     async stop() {
       await api.close();
+      // No one waits for these answers any more.
+      await apiCh.cancel(CANCEL_MS);
       await reportedMetrics.close();
-      // Their runs in progress finish before the connections they use close.
-      await Promise.allSettled([evaluator?.stop(), keeper?.stop(), relay?.stop()]);
-      await eventsProducer?.disconnect();
-      for (const c of consumers) await c.stop();
+      // What runs gets STOP_GRACE_MS to finish and commit; then its statements are killed.
+      const cancelAll = () => Promise.all(connections.map((c) => c.cancel(CANCEL_MS)));
+      let late: Promise<unknown> = Promise.resolve();
+      const timer = setTimeout(() => (late = cancelAll()), STOP_GRACE_MS);
+      try {
+        // Their runs in progress finish before the connections they use close.
+        await Promise.allSettled([evaluator?.stop(), keeper?.stop(), relay?.stop()]);
+        await eventsProducer?.disconnect();
+        await Promise.all(consumers.map((c) => c.stop()));
+      } finally {
+        clearTimeout(timer);
+      }
+      await late;
+      // Nothing may run when the process exits: its exit would wait for the statement.
+      await cancelAll();
       await Promise.allSettled(connections.map((c) => c.close()));
       redis.disconnect();
       fs.rmSync(opsTokenFile, { force: true });

@@ -120,6 +120,7 @@ export class WindowedPipeline<Msg extends MarketMessage, In, Row extends object>
   private async write(minutes: ClosedMinute<Row>[]): Promise<void> {
     if (minutes.length === 0) return;
     const faults = this.deps.faults ?? noFaults;
+    await faults.stall('before-write');
     faults.hit('before-write');
     await this.deps.repo.insert(minutes);
     faults.hit('after-write');
