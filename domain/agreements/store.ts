@@ -121,7 +121,7 @@ export class AgreementStore {
       `SELECT ${COLUMNS} FROM agreements
        WHERE changed_at >= fromUnixTimestamp64Milli({since:Int64})
          AND concat(toString(kind), ':', toString(id), ':', toString(version)) NOT IN
-           (SELECT event_id FROM notifications_sent WHERE channel = {channel:String})
+           (SELECT event_id FROM notifications_sent WHERE channel = {channel:String} AND sent_at >= fromUnixTimestamp64Milli({since:Int64}))
        ORDER BY changed_at, kind, id, version`,
       { since, channel: sentChannel },
     );
