@@ -13,6 +13,7 @@ import { marketRoutes } from './resources/market/routes.ts';
 import { marketMakerRoutes } from './resources/market-makers/routes.ts';
 import { targetRoutes } from './resources/targets/routes.ts';
 import { loanRoutes } from './resources/loans/routes.ts';
+import { rfqRoutes } from './resources/rfqs/routes.ts';
 import { organizationRoutes } from './resources/organizations/routes.ts';
 import { passkeyRoutes } from './resources/passkeys/routes.ts';
 import { passwordRoutes } from './resources/password/routes.ts';
@@ -34,6 +35,7 @@ export function createRouter(deps: ApiDeps): Router {
   marketMakerRoutes(router, deps);
   targetRoutes(router, deps);
   loanRoutes(router, deps);
+  rfqRoutes(router, deps);
   totpRoutes(router, deps);
   apiKeyRoutes(router, deps);
   passkeyRoutes(router, deps);

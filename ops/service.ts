@@ -43,6 +43,8 @@ import { tradesConsumer } from '../processors/trades/processor.ts';
 import { KafkaEventPublisher, TargetEvaluator } from '../processors/targets/evaluator.ts';
 import { telegramNotifier } from '../processors/targets/notifier.ts';
 import { LoanKeeper } from '../processors/loans/keeper.ts';
+import { RfqDeadlineKeeper } from '../processors/rfq/deadline-keeper.ts';
+import { rfqTelegramNotifier } from '../processors/rfq/notifier.ts';
 import { AgreementEventRelay } from '../processors/agreements/event-relay.ts';
 import { TargetRepository } from '../domain/targets/repository.ts';
 import { frameHeader } from '../lib/schema-registry.ts';
@@ -210,6 +212,7 @@ export async function startService(config: Config, log: Logger, opts: ServiceOpt
 
   let evaluator: TargetEvaluator | undefined;
   let keeper: LoanKeeper | undefined;
+  let rfqKeeper: RfqDeadlineKeeper | undefined;
   let relay: AgreementEventRelay | undefined;
   let eventsProducer: ReturnType<typeof kafka.producer> | undefined;
   if (opts.evaluateTargets ?? opts.processors ?? true) {
@@ -223,6 +226,9 @@ export async function startService(config: Config, log: Logger, opts: ServiceOpt
     // Loans' own moves, and every change of a loan, RFQ or proposal published (docs/loans.md).
     keeper = new LoanKeeper({ ch, locks: deps.locks, pairs: async () => (await deps.referenceLists.lists()).pairs, log: log.child('loans'), now });
     keeper.start();
+    // RFQs closed at their deadline and proposals expired on time, also when nobody asks (docs/rfq.md).
+    rfqKeeper = new RfqDeadlineKeeper({ ch, locks: deps.locks, log: log.child('rfq'), now });
+    rfqKeeper.start();
     relay = new AgreementEventRelay(
       ch,
       eventsProducer,
@@ -241,6 +247,10 @@ export async function startService(config: Config, log: Logger, opts: ServiceOpt
     const notifier = telegramNotifier(kafka, ch, config, { token: config.telegramBotToken, apiUrl: config.telegramApiUrl }, log);
     await notifier.start();
     consumers.push(notifier);
+    // RFQ changes to the project and the invited market makers (docs/rfq.md).
+    const rfqNotifier = rfqTelegramNotifier(kafka, ch, config, { token: config.telegramBotToken, apiUrl: config.telegramApiUrl }, log, now);
+    await rfqNotifier.start();
+    consumers.push(rfqNotifier);
   }
 
   const api = await startApi(deps, config.host, config.port);
@@ -264,7 +274,7 @@ export async function startService(config: Config, log: Logger, opts: ServiceOpt
       const timer = setTimeout(() => (late = cancelAll()), STOP_GRACE_MS);
       try {
         // Their runs in progress finish before the connections they use close.
-        await Promise.allSettled([evaluator?.stop(), keeper?.stop(), relay?.stop()]);
+        await Promise.allSettled([evaluator?.stop(), keeper?.stop(), rfqKeeper?.stop(), relay?.stop()]);
         await eventsProducer?.disconnect();
         await Promise.all(consumers.map((c) => c.stop()));
       } finally {

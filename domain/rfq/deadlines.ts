@@ -1,0 +1,44 @@
+// The service's own moves (addendum section 8; docs/rfq.md, "Deadlines"): an `open` RFQ
+// whose deadline has come becomes `closed`, and a live proposal whose `valid_until` has
+// passed becomes `expired`. Run by the deadline keeper (processors/rfq/deadline-keeper.ts)
+// and before every RFQ request acts (api/resources/rfqs/), so nothing is decided on a
+// state the clock has already changed, also between two runs of the keeper.
+import { AGREEMENTS_LOCK, AgreementStore, type AgreementRecord } from '../agreements/store.ts';
+import { LIVE_PROPOSAL, nextProposal, nextRfq, proposalOf, proposalRecord, rfqOf, rfqRecord, type Proposal, type ProposalBody, type Rfq, type RfqBody } from './rfq.ts';
+
+/** The moves due at `now` among these records: new versions to write (by 0, the service). */
+export function dueMoves(rfqs: readonly Rfq[], proposals: readonly Proposal[], now: number): AgreementRecord<unknown>[] {
+  const out: AgreementRecord<unknown>[] = [];
+  const change = { at: now, by: 0 };
+  for (const q of rfqs) if (q.status === 'open' && q.deadline <= now) out.push(rfqRecord(nextRfq(q, 'closed', now, 0), change));
+  for (const p of proposals) if (LIVE_PROPOSAL.includes(p.status) && p.valid_until <= now) out.push(proposalRecord(nextProposal(p, 'expired', now, 0), change));
+  return out;
+}
+
+/** Whether some record is due (a cheap check before taking the lock). */
+export const anyDue = (rfqs: readonly Rfq[], proposals: readonly Proposal[], now: number): boolean => dueMoves(rfqs, proposals, now).length > 0;
+
+export interface Deadlines {
+  store: AgreementStore;
+  locks: { with<T>(name: string, fn: () => Promise<T>): Promise<T> };
+}
+
+export async function readAll(store: AgreementStore): Promise<{ rfqs: Rfq[]; proposals: Proposal[] }> {
+  const [r, p] = await Promise.all([store.latest<RfqBody>('rfq'), store.latest<ProposalBody>('proposal')]);
+  return { rfqs: r.map(rfqOf), proposals: p.map(proposalOf) };
+}
+
+/** Applies every due move in one insert, under the agreements lock; the number of records moved. Call it without holding the lock. */
+export async function applyDue(d: Deadlines, now: number): Promise<number> {
+  const seen = await readAll(d.store);
+  if (!anyDue(seen.rfqs, seen.proposals, now)) return 0;
+  return d.locks.with(AGREEMENTS_LOCK, async () => applyDueLocked(d.store, now));
+}
+
+/** The same, for a caller already holding the agreements lock. */
+export async function applyDueLocked(store: AgreementStore, now: number): Promise<number> {
+  const { rfqs, proposals } = await readAll(store);
+  const moves = dueMoves(rfqs, proposals, now);
+  await store.write(moves);
+  return moves.length;
+}
