@@ -17,6 +17,7 @@ import type { Locks } from './auth/locks.ts';
 import type { TokenStore } from './auth/tokens.ts';
 import type { TwoFactorGuard } from './auth/two-factor.ts';
 import type { UptimeCache } from './market-caches/uptime-cache.ts';
+import type { RecentAnswers } from './market-caches/recent-answers.ts';
 import type { PartialsCache } from './market-caches/window-partials.ts';
 import type { Limit, Throttle } from './http/throttle.ts';
 import type { ReportedMetricsPublisher } from './resources/reported-metrics/push.ts';
@@ -56,7 +57,7 @@ export const DEFAULT_LIMITS: ThrottleLimits = {
 
 /** Everything the API needs, passed in: tests build their own. */
 export interface ApiDeps {
-  config: Pick<Config, 'host' | 'port' | 'webauthnRpId' | 'webauthnOrigin' | 'webauthnRpName' | 'latenessMs'> & Partial<Pick<Config, 'faults'>>;
+  config: Pick<Config, 'host' | 'port' | 'webauthnRpId' | 'webauthnOrigin' | 'webauthnRpName' | 'latenessMs'> & Partial<Pick<Config, 'faults' | 'answerReuseMs'>>;
   log: Logger;
   ch: ClickHouse;
   redis: Redis;
@@ -76,6 +77,8 @@ export interface ApiDeps {
   uptimeCache: UptimeCache;
   /** Partials of sealed window pieces for summary and leaderboard (api/market-caches/window-partials.ts). */
   windowCache: PartialsCache;
+  /** Market answers shared by identical requests for up to a second; by default one per app, after config.answerReuseMs (api/market-caches/recent-answers.ts). */
+  marketAnswers?: RecentAnswers;
   limits: ThrottleLimits;
   /** The clock of the account-security rules (key expiry, challenges, lockouts, codes). */
   now: () => number;

@@ -22,6 +22,8 @@ export interface Config {
   uptimeCacheBytes: number;
   /** Bytes of sealed window pieces' partials the API keeps (api/market-caches/window-partials.ts); 0: none. */
   windowCacheBytes: number;
+  /** How long a market answer is shared by identical requests (api/market-caches/recent-answers.ts), at most 1000; 0: never. */
+  answerReuseMs: number;
   /** Bot API token of the Telegram notifier; none turns notifications off. */
   telegramBotToken: string | undefined;
   /** Base URL of the Bot API (tests point it at a local stand-in). */
@@ -77,6 +79,7 @@ export function loadConfig(env: Env = process.env): Config {
     flushIntervalMs: read('PROCESSOR_FLUSH_MS', 1000, (raw) => parseInteger(raw, 50, 60_000)),
     uptimeCacheBytes: read('UPTIME_CACHE_MB', 256, (raw) => parseInteger(raw, 0, 65_536)) * 2 ** 20,
     windowCacheBytes: read('WINDOW_CACHE_MB', 64, (raw) => parseInteger(raw, 0, 65_536)) * 2 ** 20,
+    answerReuseMs: read('ANSWER_REUSE_MS', 1000, (raw) => parseInteger(raw, 0, 1000)),
     telegramBotToken: read<string | undefined>('TELEGRAM_BOT_TOKEN', undefined, (raw) => (raw.trim() === '' ? undefined : raw.trim())),
     telegramApiUrl: read('TELEGRAM_API_URL', 'https://api.telegram.org', (raw) => parseUrl(raw, ['http:', 'https:']).replace(/\/+$/, '')),
     faults: read<string[]>('MM_FAULTS', [], (raw) => {

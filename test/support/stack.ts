@@ -43,6 +43,9 @@ export async function startTestStack(): Promise<void> {
     PORT: '0',
     HOST: '127.0.0.1',
     TOPIC_PREFIX: `${runId}.`,
+    // Tests ask the same window again to see a write or a cache at work: each request is
+    // computed (test/api/market-answers-shared.test.ts turns the sharing on for itself).
+    ANSWER_REUSE_MS: process.env.ANSWER_REUSE_MS ?? '0',
   };
   if (process.env.TEST_INFRA === 'containers') {
     const c = await startContainers(log);

@@ -8,7 +8,7 @@ import { sendRows, wantsCsv } from '../../http/csv.ts';
 import { MAX_ASSETS, assetsOf, levelsOf, parseRequest } from './params.ts';
 import { blankRow, depthColumnNames, depthColumnsWriter, derivatives, priceChange, tick, volume, type Row } from './rows.ts';
 import { validators, type Problems } from './schemas.ts';
-import { callerOf, pairsOf, pairsWithData, type MarketHandler, type MarketServices } from './services.ts';
+import { pairsOf, pairsWithData, type MarketHandler, type MarketServices } from './services.ts';
 
 const PAGE_SIZE = 20;
 const SORT_COLUMNS = ['volume', 'price_change', 'usd_open_interest', 'funding_rate_8h', 'tick_bps'];
@@ -25,9 +25,8 @@ function sortKey(sortBy: string, problems: Problems): SortKey | undefined {
 }
 
 export function leaderboard(s: MarketServices): MarketHandler {
-  return async (ctx, raw) => {
+  return async (ctx, raw, { user, scope }) => {
     const out = wantsCsv(ctx);
-    const { user, scope } = await callerOf(s, ctx);
     const { params, window, problems } = parseRequest(raw, validators.any, s.deps.now());
     const assets = assetsOf(params, scope.assets, problems, {
       max: user.is_staff ? Infinity : MAX_ASSETS,

@@ -9,7 +9,7 @@ import { sendRows, wantsCsv } from '../../http/csv.ts';
 import { assetsOf, parseRequest } from './params.ts';
 import { volume, type Row } from './rows.ts';
 import { validators } from './schemas.ts';
-import { callerOf, pairsOf, type MarketHandler, type MarketServices } from './services.ts';
+import { pairsOf, type MarketHandler, type MarketServices } from './services.ts';
 
 interface AssetVolumes {
   total_volume: number;
@@ -18,9 +18,8 @@ interface AssetVolumes {
 }
 
 export function regionalVolume(s: MarketServices): MarketHandler {
-  return async (ctx, raw) => {
+  return async (ctx, raw, { scope }) => {
     const out = wantsCsv(ctx);
-    const { scope } = await callerOf(s, ctx);
     const { params, window, problems } = parseRequest(raw, validators.any, s.deps.now());
     const assets = assetsOf(params, scope.assets, problems);
     if (problems.any()) throw badRequest(problems.fields());

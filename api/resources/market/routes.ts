@@ -5,6 +5,7 @@ import type Router from '@koa/router';
 import { PartialsRepository } from '../../../domain/market/repositories/partials.ts';
 import { UptimeRepository } from '../../../domain/market/repositories/uptime.ts';
 import { WriteCounts } from '../../../domain/market/repositories/write-counts.ts';
+import { MAX_REUSE_MS, RecentAnswers } from '../../market-caches/recent-answers.ts';
 import { UptimeRows } from '../../market-caches/uptime-rows.ts';
 import { WindowPartials } from '../../market-caches/window-partials.ts';
 import type { ApiDeps } from '../../deps.ts';
@@ -14,6 +15,7 @@ import { leaderboard } from './leaderboard.ts';
 import { regionalVolume } from './regional-volume.ts';
 import type { RawParams } from './schemas.ts';
 import type { MarketHandler, MarketServices } from './services.ts';
+import { sharedAnswers } from './shared-answers.ts';
 import { summary } from './summary.ts';
 import { uptime } from './uptime.ts';
 
@@ -37,7 +39,9 @@ export function marketRoutes(router: Router, deps: ApiDeps): void {
     ['/v2/metrics/volume/regional/', regionalVolume(s)],
   ];
   const auth = authenticate(deps, { apiKeyScope: 'metrics:read' });
-  for (const [path, handler] of endpoints) {
+  const answers = deps.marketAnswers ?? new RecentAnswers({ reuseMs: deps.config.answerReuseMs ?? MAX_REUSE_MS, now: deps.now });
+  for (const [path, endpoint] of endpoints) {
+    const handler = sharedAnswers(s, answers, path, endpoint);
     router.get(path, auth, (ctx) => handler(ctx, { ...ctx.query }));
     router.post(path, auth, (ctx) => {
       const body = ctx.request.body;

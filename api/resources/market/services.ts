@@ -23,8 +23,8 @@ export interface MarketServices {
   uptimeRows: UptimeRows;
 }
 
-/** One endpoint's work, from its parameters (query string or JSON body) to the response. */
-export type MarketHandler = (ctx: Context, raw: RawParams) => Promise<void>;
+/** One endpoint's work, from its parameters (query string or JSON body) and the caller to the response. */
+export type MarketHandler = (ctx: Context, raw: RawParams, caller: Caller) => Promise<void>;
 
 export interface Caller {
   user: User;

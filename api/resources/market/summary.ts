@@ -6,12 +6,11 @@ import { presentExchange } from '../../presenters.ts';
 import { assetsOf, levelsOf, parseRequest } from './params.ts';
 import { blankRow, depthColumnNames, depthColumnsWriter, derivatives, tick, twap, volume, vwap, type Row } from './rows.ts';
 import { validators } from './schemas.ts';
-import { callerOf, pairsOf, pairsWithData, type MarketHandler, type MarketServices } from './services.ts';
+import { pairsOf, pairsWithData, type MarketHandler, type MarketServices } from './services.ts';
 
 export function summary(s: MarketServices): MarketHandler {
-  return async (ctx, raw) => {
+  return async (ctx, raw, { scope }) => {
     const out = wantsCsv(ctx);
-    const { scope } = await callerOf(s, ctx);
     const { params, window, problems } = parseRequest(raw, validators.wholeWindow, s.deps.now());
     const assets = assetsOf(params, scope.assets, problems);
     const levels = levelsOf(params);

@@ -8,15 +8,14 @@ import { badRequest } from '../../http/errors.ts';
 import { sendRows, wantsCsv } from '../../http/csv.ts';
 import { amountsOf, assetsOf, levelsOf, parseRequest } from './params.ts';
 import { validators } from './schemas.ts';
-import { callerOf, pairsOf, type MarketHandler, type MarketServices } from './services.ts';
+import { pairsOf, type MarketHandler, type MarketServices } from './services.ts';
 
 /** Amounts the rollups do not count are read from minute rows: within this span. */
 const MINUTES_ONLY_SPAN_MS = 31 * 86_400_000;
 
 export function uptime(s: MarketServices, kind: UptimeKind): MarketHandler {
-  return async (ctx, raw) => {
+  return async (ctx, raw, { scope }) => {
     const out = wantsCsv(ctx);
-    const { scope } = await callerOf(s, ctx);
     const { params, window, problems } = parseRequest(raw, validators.any, s.deps.now());
     const assets = assetsOf(params, scope.assets, problems);
     const levels = levelsOf(params);
