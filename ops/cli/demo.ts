@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { startSyntheticFeed, type RunningFeed } from '../../ingest/synthetic/feed.ts';
 import { SyntheticMarketMakers } from '../../ingest/synthetic/market-makers.ts';
 import { seedDemoTargets } from '../demo/targets.ts';
+import { seedDemoRfq } from '../demo/rfq.ts';
 import { seedDemoLoans } from '../demo/loans.ts';
 import { createKafka } from '../../lib/kafka.ts';
 import type { FixtureFile } from '../../schemas/index.ts';
@@ -37,6 +38,7 @@ try {
   if (seeded > 0) log.info('demo targets made', { targets: seeded });
   const loans = await seedDemoLoans(service.deps);
   if (loans > 0) log.info('demo loans made', { loans });
+  if ((await seedDemoRfq(service.deps)) > 0) log.info('demo RFQ made');
   // coinbase BTC/USD is kept for replaying the recorded book (README): live synthetic
   // books would put its event time in the present and the recording's snapshots would be late.
   const fed = (fixture.pairs ?? []).filter((p) => !(p.exchange === 'coinbase' && p.pair === 'BTC/USD'));
@@ -99,6 +101,11 @@ function printBanner(url: string, fixture: FixtureFile): void {
     ' Loans: acme lends ACME to mm-one (active, valued at the 24-hour TWAP, its KPI from the',
     ' mm-one target) and to mm-two (settlement_due: its tranche has expired):',
     `   curl -s "${url}/v2/organizations/loans/?statuses=active,settlement_due" -H "Authorization: Token $TOKEN"`,
+    '',
+    ' RFQ: acme asked mm-one and mm-two for terms; both proposed. The comparison (cost, option',
+    ' value, requirements met, each market maker\'s measured track record), then the award:',
+    `   curl -s "${url}/v2/organizations/rfqs/?statuses=open" -H "Authorization: Token $TOKEN"`,
+    `   curl -s "${url}/v2/organizations/rfqs/<id>/proposals/" -H "Authorization: Token $TOKEN"`,
     ' Ctrl-C stops everything.',
     '==================================================================',
     '',
