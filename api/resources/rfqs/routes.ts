@@ -78,6 +78,7 @@ export const RFQ_STATE_MESSAGES = {
   awardProposal: (p: Proposal) => `Cannot award proposal ${p.id}: it is ${p.status}.`,
   notOfRfq: (id: number) => `Proposal ${id} is not a proposal of this RFQ.`,
   sealed: (q: Rfq) => `RFQ ${q.id} is sealed: its proposals are shown after the deadline (${new Date(q.deadline).toISOString()}).`,
+  otherProject: (q: Rfq) => `Must be an asset of ${q.organization}, the project of this RFQ.`,
   noProjects: 'Only members of a project may request proposals.',
   notProposer: 'Only an invited market maker may propose.',
   marketMaker: (s: string) => `"${s}" is not an invited market maker you may propose for.`,
@@ -215,7 +216,8 @@ function patchRfq(s: RfqServices) {
       const { id, organization, status, version, awarded_proposal, loan, history, created_at, ...terms } = q;
       const checked = checkRfq(body, rfqContext(c), terms);
       if ('errors' in checked) throw badRequest(checked.errors);
-      // The asset decides the project: another project's asset is refused by the check above.
+      // The asset decides the project: a draft keeps its project.
+      if (c.lists.assets.find((a) => a.symbol === checked.terms.asset)?.owner !== q.organization) throw badRequest({ asset: [RFQ_STATE_MESSAGES.otherProject(q)] });
       const next = nextRfq(q, 'draft', c.now, c.user, checked.terms);
       await s.store.write([rfqRecord(next, { at: c.now, by: c.user })]);
       return next;
