@@ -14,6 +14,9 @@ import { NOT_MEASURED } from '../../domain/rfq/track-record.ts';
 import { topicName } from '../../lib/kafka.ts';
 import { frameHeader } from '../../lib/schema-registry.ts';
 import { AgreementEventRelay } from '../../processors/agreements/event-relay.ts';
+import { RfqDeadlineKeeper } from '../../processors/rfq/deadline-keeper.ts';
+import { AgreementStore } from '../../domain/agreements/store.ts';
+import type { RfqBody } from '../../domain/rfq/rfq.ts';
 import { call, login, seed, waitFor, world } from '../support/helpers.ts';
 import { testStack } from '../support/stack.ts';
 
@@ -376,6 +379,31 @@ describe('RFQ', function () {
       const c = await api('owner', 'POST', `/v2/organizations/rfqs/${id}/actions/`, { action: 'cancel' });
       expect(c.body.status).to.equal('cancelled');
       expect((await api('owner', 'POST', `/v2/organizations/rfqs/${id}/actions/`, { action: 'close' })).body).to.deep.equal({ message: `Cannot close RFQ ${id}: it is cancelled.` });
+    });
+  });
+
+  describe('the deadline keeper', () => {
+    it('closes an RFQ at its deadline and expires a proposal without any request, as the service (by 0)', async () => {
+      const q = await api('owner', 'POST', '/v2/organizations/rfqs/', rfqBody({ deadline: iso(Date.now() + 3_000) }));
+      const id = q.body.id;
+      await api('owner', 'POST', `/v2/organizations/rfqs/${id}/actions/`, { action: 'open' });
+      // Staff propose for a market maker they name.
+      const p = await api('staff', 'POST', `/v2/organizations/rfqs/${id}/proposals/`, proposalBody({ market_maker: mm2, valid_until: iso(Date.now() + 2_000) }));
+      expect(p.status, p.text).to.equal(201);
+      expect(p.body.market_maker.slug).to.equal(mm2);
+      const { service, log } = testStack();
+      const store = new AgreementStore(service.deps.ch);
+      const keeper = new RfqDeadlineKeeper({ ch: service.deps.ch, locks: service.deps.locks, log, now: () => Date.now() });
+      await waitFor('the keeper to close it', async () => {
+        await keeper.runOnce();
+        return (await store.one('rfq', id))?.status === 'closed';
+      });
+      const rfqVersion = (await store.one<RfqBody>('rfq', id))!;
+      expect(rfqVersion.changed_by).to.equal(0);
+      expect(rfqVersion.body.history.at(-1)).to.include({ status: 'closed', by: 0 });
+      expect((await store.one('proposal', p.body.id))?.status).to.equal('expired');
+      // Nothing more is due: the next run writes nothing.
+      expect(await keeper.runOnce()).to.equal(0);
     });
   });
 
