@@ -3,8 +3,8 @@
 // market. Trusted values replace reported ones (addendum section 4): a bucket with any
 // wallet's trusted values has a row per wallet (`source: wallet`), else the reported row.
 //
-// The JSON answer is written as text, row by row, in the order of the columns (the same
-// text JSON.stringify gives of the rows), and the text of sealed buckets is kept between
+// The JSON answer is written as text per market maker, pair and bucket (the same text
+// JSON.stringify gives of the rows), and the text of sealed buckets is kept between
 // requests (sealed-rows.ts): only the buckets not kept are read and written anew.
 import { presentOrganization } from '../../presenters.ts';
 import { sendRows, wantsCsv } from '../../http/csv.ts';
@@ -53,8 +53,6 @@ interface Shape {
   columns: string[];
   /** The columns after the time columns, in order. */
   valueColumns: string[];
-  /** `,"<column>":` of each value column. */
-  valueKeys: string[];
 }
 
 function shapeOf(req: MmRequest): Shape {
@@ -75,7 +73,6 @@ function shapeOf(req: MmRequest): Shape {
     levels: levels.length,
     columns: ['organization', 'asset', 'exchange', 'pair', ...timeColumnNames(req.window), ...valueColumns],
     valueColumns,
-    valueKeys: valueColumns.map((c) => `,${JSON.stringify(c)}:`),
   };
 }
 
@@ -93,13 +90,6 @@ function rowsOf(c: Cell, whole: Values | undefined, levels: number): Scalar[][] 
   };
   if (c.trusted.length > 0) return c.trusted.map((t) => row(t.values, t.wallet));
   return c.reported ? [row(c.reported, undefined)] : [];
-}
-
-/** A scalar as JSON.stringify writes it (a number that is not finite as null). */
-function json(v: Scalar): string {
-  if (v === null) return 'null';
-  if (typeof v === 'number') return Number.isFinite(v) ? String(v) : 'null';
-  return typeof v === 'string' ? JSON.stringify(v) : v ? 'true' : 'false';
 }
 
 interface Bucket {
@@ -137,8 +127,10 @@ async function summaryJson(s: MmServices, req: MmRequest, shape: Shape): Promise
   const makerPairs = makerPairsOf(req);
   const cellKeys = makerPairs.map((mp) => mp.key);
   const sealed = sealedBefore({ latenessMs: s.deps.config.latenessMs, now: s.deps.now });
-  const bucketKey = (bk: Bucket) => `${w.interval}|${w.zone}|${w.zoned}|${req.levels.join(',')}|${bk.b}`;
-  const keepable = cache.enabled && w.interval !== 'a' ? buckets.filter((bk) => bk.whole && bk.end <= sealed) : [];
+  // A bucket the window's start cuts is kept by its part in the window too: that part moves
+  // with the window each minute, so such an entry serves the requests of a minute.
+  const bucketKey = (bk: Bucket) => `${w.interval}|${w.zone}|${w.zoned}|${req.levels.join(',')}|${bk.b}|${bk.whole ? '' : bk.ranges.map((r) => r.join('-')).join(',')}`;
+  const keepable = cache.enabled && w.interval !== 'a' ? buckets.filter((bk) => bk.end <= sealed) : [];
   const open = buckets.filter((bk) => !keepable.includes(bk));
   const tsText = new Map(buckets.map((bk) => [bk.b, w.interval === 'a' ? '' : `,"timestamp":${JSON.stringify(timestampOf(w, bk.b).timestamp)}`]));
 
@@ -155,12 +147,15 @@ async function summaryJson(s: MmServices, req: MmRequest, shape: Shape): Promise
       if (!mp) continue;
       const rows = rowsOf(c, market(c.pair, c.b), shape.levels);
       if (rows.length === 0) continue;
-      const start = mp.head + (tsText.get(c.b) ?? `,"timestamp":${JSON.stringify(timestampOf(w, c.b).timestamp)}`);
+      const start = `${mp.head}${tsText.get(c.b) ?? `,"timestamp":${JSON.stringify(timestampOf(w, c.b).timestamp)}`},`;
       let text = '';
       for (const values of rows) {
-        let r = start;
-        for (let i = 0; i < values.length; i++) r += shape.valueKeys[i]! + json(values[i]!);
-        text += text === '' ? `${r}}` : `,${r}}`;
+        // The value columns by JSON.stringify (most of the text is numbers, which it writes
+        // fastest), after the cell's own start: `{"is_trusted":...` less its brace.
+        const o: Record<string, Scalar> = {};
+        for (let i = 0; i < values.length; i++) o[shape.valueColumns[i]!] = values[i]!;
+        const r = start + JSON.stringify(o).slice(1);
+        text = text === '' ? r : `${text},${r}`;
       }
       let m = texts.get(mp.key);
       if (!m) texts.set(mp.key, (m = new Map()));
