@@ -6,12 +6,16 @@
 import { AGREEMENTS_LOCK, AgreementStore, type AgreementRecord } from '../agreements/store.ts';
 import { LIVE_PROPOSAL, nextProposal, nextRfq, proposalOf, proposalRecord, rfqOf, rfqRecord, type Proposal, type ProposalBody, type Rfq, type RfqBody } from './rfq.ts';
 
-/** The moves due at `now` among these records: new versions to write (by 0, the service). */
+/**
+ * The moves due at `now` among these records: new versions to write (by 0, the service),
+ * written at `now`; their history entries carry the moment itself (the deadline, the end of
+ * validity), also when the move is applied late (after the service was down).
+ */
 export function dueMoves(rfqs: readonly Rfq[], proposals: readonly Proposal[], now: number): AgreementRecord<unknown>[] {
   const out: AgreementRecord<unknown>[] = [];
   const change = { at: now, by: 0 };
-  for (const q of rfqs) if (q.status === 'open' && q.deadline <= now) out.push(rfqRecord(nextRfq(q, 'closed', now, 0), change));
-  for (const p of proposals) if (LIVE_PROPOSAL.includes(p.status) && p.valid_until <= now) out.push(proposalRecord(nextProposal(p, 'expired', now, 0), change));
+  for (const q of rfqs) if (q.status === 'open' && q.deadline <= now) out.push(rfqRecord(nextRfq(q, 'closed', q.deadline, 0), change));
+  for (const p of proposals) if (LIVE_PROPOSAL.includes(p.status) && p.valid_until <= now) out.push(proposalRecord(nextProposal(p, 'expired', p.valid_until, 0), change));
   return out;
 }
 

@@ -28,16 +28,24 @@ describe('an RFQ award killed mid-way', function () {
   const signIn = async (c: Child, email: string) => (await call<{ token: string }>('POST', '/v1/login/', { baseUrl: c.url, json: { email, password: w.password } })).body.token;
   const kpis = (round: number) => [`depth/bid_${round}bps`, `depth/ask_${round}bps`, `uptime/depth/bid_${round}bps`].map((metric) => ({ metric, exchange: w.ex, threshold: 100 * round }));
 
+  /** A change; after a kill it may wait for the lock the killed service held (429 until it lapses). */
+  async function change(method: string, path: string, opts: Parameters<typeof call>[2]) {
+    for (;;) {
+      const r = await call(method, path, opts);
+      if (r.status !== 429) return r;
+    }
+  }
+
   /** An open RFQ with one proposal of the market maker: the award to make. */
   async function prepare(c: Child, owner: string, maker: string, round: number): Promise<{ rfq: number; proposal: number }> {
-    const q = await call('POST', '/v2/organizations/rfqs/', {
+    const q = await change('POST', '/v2/organizations/rfqs/', {
       baseUrl: c.url,
       token: owner,
       json: { asset: w.asset, title: `Round ${round}`, models: ['loan_call_option'], exchanges: [w.ex], pairs: [spot], loan_budget: { quantity: 1000 }, term_days: 30, deadline: iso(Date.now() + 86_400_000) },
     });
     expect(q.status, q.text).to.equal(201);
-    expect((await call('POST', `/v2/organizations/rfqs/${q.body.id}/actions/`, { baseUrl: c.url, token: owner, json: { action: 'open' } })).status).to.equal(200);
-    const p = await call('POST', `/v2/organizations/rfqs/${q.body.id}/proposals/`, {
+    expect((await change('POST', `/v2/organizations/rfqs/${q.body.id}/actions/`, { baseUrl: c.url, token: owner, json: { action: 'open' } })).status).to.equal(200);
+    const p = await change('POST', `/v2/organizations/rfqs/${q.body.id}/proposals/`, {
       baseUrl: c.url,
       token: maker,
       json: { model: 'loan_call_option', loan: { quantity: 1000, tranches: [{ quantity: 1000, strike_basis: 'fixed', strike_price: 1, expires_after_days: 30 }] }, kpis: kpis(round), valid_until: iso(Date.now() + 86_400_000) },
@@ -76,13 +84,6 @@ describe('an RFQ award killed mid-way', function () {
     return false;
   }
 
-  /** An award after a restart may wait for the lock the killed service held (until it lapses). */
-  async function awardRetrying(c: Child, owner: string, rfq: number, proposal: number) {
-    for (;;) {
-      const r = await call('POST', `/v2/organizations/rfqs/${rfq}/award/`, { baseUrl: c.url, token: owner, json: { proposal } });
-      if (r.status !== 429) return r;
-    }
-  }
 
   it('leaves the award whole or absent after each kill', async () => {
     // Round 1 dies between the two inserts: the targets were written, the award not.
@@ -115,7 +116,7 @@ describe('an RFQ award killed mid-way', function () {
       outcomes.push(awarded ? 'awarded' : 'not awarded');
       if (!awarded) {
         // Nothing was left behind that blocks the award: made again, it is whole.
-        const again = await awardRetrying(c, owner, rfq, proposal);
+        const again = await change('POST', `/v2/organizations/rfqs/${rfq}/award/`, { baseUrl: c.url, token: owner, json: { proposal } });
         expect(again.status, again.text).to.equal(201);
         expect(again.body.targets).to.have.length(3);
         expect(expectWholeOrNone(await state(c, owner, rfq, round), round)).to.equal(true);
