@@ -571,12 +571,12 @@ async function breakdown(
     const t3 = performance.now();
     const again = recorder.recording;
     recorder.recording = undefined;
-    // The summary writes its JSON text itself (nothing left to stringify); the others give rows.
-    const json = typeof ctx.body === 'string' ? ctx.body : JSON.stringify(ctx.body);
+    // The summary writes its JSON bytes itself (nothing left to stringify); the others give rows.
+    const json = Buffer.isBuffer(ctx.body) ? ctx.body : JSON.stringify(ctx.body);
     const t4 = performance.now();
     const bareMs = await bareOnce(bare, statements);
     bytes = Buffer.byteLength(json);
-    const answer = typeof ctx.body === 'string' ? (JSON.parse(ctx.body) as unknown) : ctx.body;
+    const answer = Buffer.isBuffer(ctx.body) ? (JSON.parse(ctx.body.toString()) as unknown) : ctx.body;
     rows = Array.isArray(answer) ? answer.length : 0;
     flagged = Array.isArray(answer) ? (answer as { flag?: boolean }[]).filter((r) => r.flag === true).length : 0;
     if (i === 0) continue; // the first run warms up

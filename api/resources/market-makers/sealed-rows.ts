@@ -1,5 +1,6 @@
 // The summary's answer for sealed buckets, kept between requests as the JSON text of its
-// rows, per bucket and per market maker and pair. A 7-day summary of 20 market makers on
+// rows (bytes, as sent: a text of 24 MiB written to the socket cost tens of ms of encoding
+// per request), per bucket and per market maker and pair. A 7-day summary of 20 market makers on
 // 50 pairs is 8,000 rows of 111 columns (24 MiB): reading, merging, building and writing
 // them took most of a second, though all its buckets but the first (cut by the window's
 // start) and the last (open) are sealed. A bucket's text is kept with the write count of
@@ -11,8 +12,8 @@ import { ByteLru } from '../../market-caches/sealing.ts';
 
 interface Entry {
   version: number;
-  /** By market maker and pair (sealedCellKey): its rows in the bucket, JSON objects joined by commas ('' for none). */
-  cells: Map<string, string>;
+  /** By market maker and pair: its rows in the bucket, JSON objects joined by commas (empty for none), as sent. */
+  cells: Map<string, Buffer>;
   bytes: number;
 }
 
@@ -25,7 +26,7 @@ export class SealedRowsCache extends ByteLru<Entry> {
   }
 
   /** The bucket's texts if computed at this write count and holding every cell asked; a stale entry is dropped. */
-  at(key: string, version: number, cells: readonly string[]): Map<string, string> | undefined {
+  at(key: string, version: number, cells: readonly string[]): Map<string, Buffer> | undefined {
     const e = this.get(key);
     if (e && e.version !== version) {
       this.delete(key);
@@ -41,7 +42,7 @@ export class SealedRowsCache extends ByteLru<Entry> {
   }
 
   /** Adds cells computed at `version` (to the entry of that version, or in place of another). */
-  put(key: string, version: number, cells: Iterable<[string, string]>): void {
+  put(key: string, version: number, cells: Iterable<[string, Buffer]>): void {
     if (!this.enabled) return;
     const old = this.get(key);
     const e: Entry = old && old.version === version ? old : { version, cells: new Map(), bytes: 0 };

@@ -92,6 +92,8 @@ function rowsOf(c: Cell, whole: Values | undefined, levels: number): Scalar[][] 
   return c.reported ? [row(c.reported, undefined)] : [];
 }
 
+const [OPEN, COMMA, CLOSE, NONE] = ['[', ',', ']', ''].map((t) => Buffer.from(t)) as [Buffer, Buffer, Buffer, Buffer];
+
 interface Bucket {
   /** Bucket start, epoch s (0 for `a`). */
   b: number;
@@ -112,7 +114,7 @@ interface MakerPair {
 }
 
 /** The answer's JSON text, sealed buckets' text taken from the cache while their write counts stand. */
-async function summaryJson(s: MmServices, req: MmRequest, shape: Shape): Promise<string> {
+async function summaryJson(s: MmServices, req: MmRequest, shape: Shape): Promise<Buffer> {
   const w = req.window;
   const cache = s.sealed;
   const buckets: Bucket[] =
@@ -135,8 +137,8 @@ async function summaryJson(s: MmServices, req: MmRequest, shape: Shape): Promise
   const tsText = new Map(buckets.map((bk) => [bk.b, w.interval === 'a' ? '' : `,"timestamp":${JSON.stringify(timestampOf(w, bk.b).timestamp)}`]));
 
   /** The rows' text of these buckets, by cell key and bucket. */
-  const compute = async (bks: Bucket[]): Promise<Map<string, Map<number, string>>> => {
-    const texts = new Map<string, Map<number, string>>();
+  const compute = async (bks: Bucket[]): Promise<Map<string, Map<number, Buffer>>> => {
+    const texts = new Map<string, Map<number, Buffer>>();
     if (bks.length === 0) return texts;
     const ranges = mergeRanges(bks.flatMap((bk) => bk.ranges));
     const part: MmRequest = w.interval === 'a' ? req : { ...req, window: { ...w, ranges, plan: planBuckets(w.interval, ranges, w.zone) } };
@@ -159,20 +161,20 @@ async function summaryJson(s: MmServices, req: MmRequest, shape: Shape): Promise
       }
       let m = texts.get(mp.key);
       if (!m) texts.set(mp.key, (m = new Map()));
-      m.set(c.b, text);
+      m.set(c.b, Buffer.from(text));
     }
     return texts;
   };
-  const keep = (bks: Bucket[], versions: Map<Bucket, number>, texts: Map<string, Map<number, string>>) => {
-    for (const bk of bks) cache.put(bucketKey(bk), versions.get(bk)!, cellKeys.map((k) => [k, texts.get(k)?.get(bk.b) ?? '']));
+  const keep = (bks: Bucket[], versions: Map<Bucket, number>, texts: Map<string, Map<number, Buffer>>) => {
+    for (const bk of bks) cache.put(bucketKey(bk), versions.get(bk)!, cellKeys.map((k) => [k, texts.get(k)?.get(bk.b) ?? NONE]));
   };
   const versionsOf = async (bks: Bucket[]): Promise<Map<Bucket, number>> => {
     const writes = await s.metrics.summaryWrites(Math.min(...bks.map((bk) => bk.b * 1000)), Math.max(...bks.map((bk) => bk.end)));
     return new Map(bks.map((bk) => [bk, writesIn(writes, bk.b * 1000, bk.end)]));
   };
 
-  const kept = new Map<Bucket, Map<string, string>>();
-  let fresh: Map<string, Map<number, string>>[];
+  const kept = new Map<Bucket, Map<string, Buffer>>();
+  let fresh: Map<string, Map<number, Buffer>>[];
   if (keepable.length === 0) {
     fresh = [await compute(open)];
   } else if (keepable.every((bk) => cache.holds(bucketKey(bk), cellKeys))) {
@@ -204,15 +206,20 @@ async function summaryJson(s: MmServices, req: MmRequest, shape: Shape): Promise
   cache.hits += kept.size;
   cache.misses += keepable.length - kept.size;
 
-  const parts: string[] = [];
+  const parts: Buffer[] = [OPEN];
   for (const mp of makerPairs) {
-    const texts: [number, string][] = [];
+    const texts: [number, Buffer][] = [];
     for (const [bk, cells] of kept) texts.push([bk.b, cells.get(mp.key)!]);
     for (const f of fresh) for (const [b, text] of f.get(mp.key) ?? []) texts.push([b, text]);
     texts.sort((x, y) => x[0] - y[0]);
-    for (const [, text] of texts) if (text !== '') parts.push(text);
+    for (const [, text] of texts) {
+      if (text.length === 0) continue;
+      if (parts.length > 1) parts.push(COMMA);
+      parts.push(text);
+    }
   }
-  return `[${parts.join(',')}]`;
+  parts.push(CLOSE);
+  return Buffer.concat(parts);
 }
 
 /** The market makers and pairs the caller sees, in the answer's order (market maker, asset, exchange, pair). */
