@@ -75,6 +75,10 @@ export interface LoanBody extends LoanTerms {
   rfq: number | null;
   /** ms */
   created_at: number;
+  /** The inactive KPI targets an RFQ award made with it, switched on once it is active. */
+  award_targets?: number[];
+  /** Whether they were switched on (so a target the project turns off later stays off). */
+  award_targets_active?: boolean;
 }
 
 export type LoanRecord = AgreementRecord<LoanBody>;

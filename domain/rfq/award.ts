@@ -130,7 +130,8 @@ export async function writeAward(d: AwardDeps, rfq: Rfq, proposal: Proposal, oth
     const awarded = nextRfq(rfq, 'awarded', at, by, { awarded_proposal: proposal.id, loan: loanId });
     const accepted = nextProposal(proposal, 'accepted', at, by);
     const rejected = others.filter((o) => o.id !== proposal.id && LIVE_PROPOSAL.includes(o.status)).map((o) => nextProposal(o, 'rejected', at, by));
-    const loan = draftLoan(loanId, rfq.organization, loanTermsOf(rfq, proposal, at), at, by, rfq.id);
+    // The loan names its KPI targets: they go active with it (domain/loans/award-targets.ts).
+    const loan = { ...draftLoan(loanId, rfq.organization, loanTermsOf(rfq, proposal, at), at, by, rfq.id), award_targets: create.map((t) => t.id) };
     const records: AgreementRecord<unknown>[] = [rfqRecord(awarded, change), proposalRecord(accepted, change), ...rejected.map((o) => proposalRecord(o, change)), loanRecord(loan, change)];
     await d.store.write(records);
     return { rfq: awarded, proposal: accepted, rejected, loan: loanId, targets: create, skipped, commit };

@@ -52,6 +52,27 @@ interface Row extends Omit<TargetDefinition, 'market_hours'> {
   has_state: number;
 }
 
+/** A target's definition alone (what a batch writes), without its id and state. */
+export function definitionOf(t: TargetDefinition): TargetDefinition {
+  return {
+    type: t.type,
+    organization: t.organization,
+    asset: t.asset,
+    exchange: t.exchange,
+    pair: t.pair,
+    metric: t.metric,
+    threshold: t.threshold,
+    direction: t.direction,
+    active: t.active,
+    telegram_notifications: t.telegram_notifications,
+    scaling_mode: t.scaling_mode,
+    scaling_enabled: t.scaling_enabled,
+    scaling_source: t.scaling_source,
+    scaling_reference_price: t.scaling_reference_price,
+    market_hours: t.market_hours,
+  };
+}
+
 /** Before its first evaluation: unchecked since it was made, its threshold as it is. */
 export function initialState(d: TargetDefinition, createdAt: number): TargetState {
   const manual = d.scaling_enabled && d.scaling_mode === 'price' && d.scaling_source === 'manual';

@@ -4,11 +4,14 @@
 // its disbursement have passed (that TWAP x (1 + premium_pct/100)). Each is a new version
 // of the loan, written under the agreements lock (so it cannot interleave with an action),
 // and published by the event relay like any change. A strike whose days had no market data
-// stays null and is tried again on the next run.
+// stays null and is tried again on the next run. The KPI targets an RFQ award made with an
+// active loan are switched on if the activation did not finish doing so.
 import { AGREEMENTS_LOCK, AgreementStore } from '../../domain/agreements/store.ts';
 import { settlementDue } from '../../domain/loans/actions.ts';
 import { loanOf, loanRecord, STRIKE_TWAP_DAYS, type Loan, type LoanRecord } from '../../domain/loans/loan.ts';
 import { assetTwap } from '../../domain/loans/prices.ts';
+import { activateAwardTargets, awardTargetsDue } from '../../domain/loans/award-targets.ts';
+import { TargetRepository } from '../../domain/targets/repository.ts';
 import type { Pair } from '../../domain/reference/repository.ts';
 import type { ClickHouse } from '../../lib/clickhouse.ts';
 import type { Logger } from '../../lib/log.ts';
@@ -28,11 +31,13 @@ export const strikeWindow = (disbursedAt: number): [number, number] => [disburse
 
 export class LoanKeeper {
   private readonly store: AgreementStore;
+  private readonly targets: TargetRepository;
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<unknown> = Promise.resolve();
 
   constructor(private readonly deps: KeeperDeps) {
     this.store = new AgreementStore(deps.ch);
+    this.targets = new TargetRepository(deps.ch);
   }
 
   /** Applies every due move; the loans changed. */
@@ -50,6 +55,9 @@ export class LoanKeeper {
       }
       // One insert for the run: each loan's new version.
       await this.store.write(changed.map((l) => loanRecord(l, { at: now, by: 0 })));
+      // Award targets of active loans not switched on yet (a crash after the activation).
+      const newest = new Map([...loans, ...changed].map((l) => [l.id, l]));
+      for (const l of newest.values()) if (awardTargetsDue(l)) changed.push(await activateAwardTargets({ store: this.store, targets: this.targets, locks: this.deps.locks }, l, now, 0));
       return changed;
     });
   }

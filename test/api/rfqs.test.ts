@@ -329,6 +329,12 @@ describe('RFQ', function () {
       expect((await api('maker2', 'GET', `/v2/organizations/rfqs/${rfq}/proposals/${third}/`)).body.status).to.equal('rejected');
       const again = await api('owner', 'POST', `/v2/organizations/rfqs/${rfq}/award/`, { proposal: p1 });
       expect(again.body).to.deep.equal({ message: `Cannot award RFQ ${rfq}: it is awarded.` });
+      // The KPI targets go active with the loan, and are its KPI.
+      const activated = await api('owner', 'POST', `/v2/organizations/loans/${r.body.loan.id}/actions/`, { action: 'activate' });
+      expect(activated.body.status, activated.text).to.equal('active');
+      expect(activated.body.kpi.targets).to.equal(4);
+      const on = (await api('owner', 'GET', `/v2/organizations/targets/?target_organizations=${w.mm}&target_assets=${w.asset}`)).body.filter((t: { id: number }) => r.body.targets.some((x: { id: number }) => x.id === t.id));
+      expect(on.map((t: { active: boolean }) => t.active)).to.deep.equal([true, true, true, true]);
     });
 
     it('a second award on the same pairs does not make a target twice, and says so', async () => {

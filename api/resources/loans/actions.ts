@@ -1,12 +1,14 @@
 // POST /v2/organizations/loans/<id>/actions/ `{action, ...}` (addendum section 7): activate,
 // cancel, recall, settle_tranche `{tranche_id, settlement, settled_quantity}`, default. An
 // action the loan's status does not allow is a 400 `{message}` naming the status.
-// Activation records `start_twap`: the asset's TWAP over the 7 days before `start_date`.
+// Activation records `start_twap`: the asset's TWAP over the 7 days before `start_date`, and
+// switches on the KPI targets an RFQ award made with the loan (domain/loans/award-targets.ts).
 import type { Context } from 'koa';
 import { applyAction } from '../../../domain/loans/actions.ts';
 import { AGREEMENTS_LOCK } from '../../../domain/agreements/store.ts';
 import { LOAN_ACTIONS, loanRecord, START_TWAP_DAYS, type LoanAction } from '../../../domain/loans/loan.ts';
 import { assetTwap } from '../../../domain/loans/prices.ts';
+import { activateAwardTargets, awardTargetsDue } from '../../../domain/loans/award-targets.ts';
 import { principalOf } from '../../http/auth.ts';
 import { badRequest, forbidden, messageError } from '../../http/errors.ts';
 import { loanContext, presentLoans, visibleLoan, type LoanServices } from './routes.ts';
@@ -32,7 +34,7 @@ export function loanAction(s: LoanServices) {
       const r = applyAction(current, action as LoanAction, body, { now, by: user.id, startTwap });
       if (r.error) throw 'message' in r.error ? messageError(r.error.message) : badRequest(r.error.fields);
       await s.store.write([loanRecord(r.loan, { at: now, by: user.id })]);
-      return r.loan;
+      return awardTargetsDue(r.loan) ? activateAwardTargets({ store: s.store, targets: s.targets, locks: s.deps.locks }, r.loan, now, user.id) : r.loan;
     });
     ctx.body = (await presentLoans(s, [loan], c.organizations))[0];
   };
