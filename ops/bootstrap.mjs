@@ -21,6 +21,7 @@ const COMMANDS = {
   'bench:api': ['bench/api.ts'],
   'bench:targets': ['bench/targets.ts'],
   'bench:market-makers': ['bench/market-makers.ts'],
+  'bench:load': ['bench/load.ts'],
 };
 
 function has(cmd) {

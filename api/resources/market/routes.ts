@@ -14,7 +14,7 @@ import { badRequest } from '../../http/errors.ts';
 import { leaderboard } from './leaderboard.ts';
 import { regionalVolume } from './regional-volume.ts';
 import type { RawParams } from './schemas.ts';
-import type { MarketHandler, MarketServices } from './services.ts';
+import { CallerScopes, type MarketHandler, type MarketServices } from './services.ts';
 import { sharedAnswers } from './shared-answers.ts';
 import { summary } from './summary.ts';
 import { uptime } from './uptime.ts';
@@ -30,6 +30,7 @@ export function marketRoutes(router: Router, deps: ApiDeps): void {
     uptime: uptimeRepo,
     windowPartials: new WindowPartials(partials, writeCounts, deps.windowCache, sealing),
     uptimeRows: new UptimeRows(uptimeRepo, writeCounts, deps.uptimeCache, sealing),
+    scopes: new CallerScopes(deps),
   };
   const endpoints: [string, MarketHandler][] = [
     ['/v2/metrics/summary/', summary(s)],

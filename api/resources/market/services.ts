@@ -2,7 +2,7 @@
 // caller's visible market (domain/reference/visibility.ts) with the pairs of the assets asked.
 import type { Context } from 'koa';
 import type { BookPartial, DerivativePartial, PartialKey, TradePartial } from '../../../domain/market/families/index.ts';
-import type { Pair } from '../../../domain/reference/repository.ts';
+import type { Pair, ReferenceLists } from '../../../domain/reference/repository.ts';
 import type { PartialsRepository } from '../../../domain/market/repositories/partials.ts';
 import type { UptimeRepository } from '../../../domain/market/repositories/uptime.ts';
 import { callerScope, type CallerScope } from '../../../domain/reference/visibility.ts';
@@ -21,6 +21,7 @@ export interface MarketServices {
   windowPartials: WindowPartials;
   /** Uptime JSON, sealed buckets kept between requests. */
   uptimeRows: UptimeRows;
+  scopes: CallerScopes;
 }
 
 /** One endpoint's work, from its parameters (query string or JSON body) and the caller to the response. */
@@ -33,7 +34,32 @@ export interface Caller {
 
 export async function callerOf(s: MarketServices, ctx: Context): Promise<Caller> {
   const user = principalOf(ctx.state).user;
-  return { user, scope: await callerScope(s.deps, user) };
+  return { user, scope: await s.scopes.of(user) };
+}
+
+/**
+ * Callers' scopes, each computed once per user row and reference lists as the service's
+ * shared reads hold them (lib/shared-reads.ts: re-read after 2 s, dropped by a fixture load,
+ * the only way memberships and coverage change), so a scope is exactly as fresh as those.
+ * Computing it cost every market request two ClickHouse reads, which the embedded engine
+ * queued behind other requests' market queries (it runs bound statements one at a time).
+ */
+export class CallerScopes {
+  private readonly byUser = new WeakMap<User, { lists: ReferenceLists; scope: Promise<CallerScope> }>();
+
+  constructor(private readonly deps: MarketServices['deps']) {}
+
+  async of(user: User): Promise<CallerScope> {
+    const lists = await this.deps.referenceLists.lists();
+    const kept = this.byUser.get(user);
+    if (kept && kept.lists === lists) return kept.scope;
+    const scope = callerScope(this.deps, user);
+    this.byUser.set(user, { lists, scope });
+    scope.catch(() => {
+      if (this.byUser.get(user)?.scope === scope) this.byUser.delete(user);
+    });
+    return scope;
+  }
 }
 
 /** The caller's pairs of these assets, in the caller's order. */

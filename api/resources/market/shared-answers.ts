@@ -16,9 +16,17 @@ function canonical(v: unknown): unknown {
   return v;
 }
 
+/** Digests of scopes: a scope is kept while its user row and the reference lists are (services.ts, CallerScopes). */
+const digests = new WeakMap<Caller['scope'], string>();
+
 /** What the caller may see, as the handlers read it: the staff flag (the leaderboard's bounds), the assets and the pairs. */
 function visibility({ user, scope }: Caller): string {
-  return createHash('sha1').update(JSON.stringify([user.is_staff, scope.assets, scope.pairs])).digest('base64');
+  let digest = digests.get(scope);
+  if (digest === undefined) {
+    digest = createHash('sha1').update(JSON.stringify([scope.assets, scope.pairs])).digest('base64');
+    digests.set(scope, digest);
+  }
+  return `${user.is_staff ? 'staff' : 'user'}:${digest}`;
 }
 
 async function bytesOf(body: unknown): Promise<Buffer> {
