@@ -25,7 +25,9 @@ export async function activateAwardTargets(
   await d.locks.with('targets:batch', async () => {
     // Those still live (the project may have deleted some), as they are now, switched on.
     const off = (await d.targets.all()).filter((t) => ids.has(t.id) && !t.active);
-    if (off.length > 0) await d.targets.applyBatch({ deleteIds: [], create: off.map((t) => ({ ...definitionOf(t), id: t.id, active: true })), by, at });
+    // A target's newest version wins: write after the versions there (a clock behind them would lose).
+    const after = Math.max(at, ...off.map((t) => t.created_at + 1));
+    if (off.length > 0) await d.targets.applyBatch({ deleteIds: [], create: off.map((t) => ({ ...definitionOf(t), id: t.id, active: true })), by, at: after });
   });
   const next: Loan = { ...loan, award_targets_active: true, version: loan.version + 1 };
   await d.store.write([loanRecord(next, { at, by })]);

@@ -12,7 +12,9 @@ import { topicName } from '../../lib/kafka.ts';
 import { AgreementEventRelay } from '../../processors/agreements/event-relay.ts';
 import { LoanKeeper } from '../../processors/loans/keeper.ts';
 import { scaling, loanKey } from '../../processors/targets/evaluator.ts';
-import type { Target } from '../../domain/targets/repository.ts';
+import { TargetRepository, type Target } from '../../domain/targets/repository.ts';
+import { AgreementStore } from '../../domain/agreements/store.ts';
+import { loanOf, loanRecord, type LoanRecord } from '../../domain/loans/loan.ts';
 import { frameHeader } from '../../lib/schema-registry.ts';
 import { call, login, seed, waitFor, world } from '../support/helpers.ts';
 import { testStack } from '../support/stack.ts';
@@ -293,6 +295,29 @@ describe('loans', function () {
       expect(k.met_share).to.be.closeTo(4 / 5, 1e-12);
     });
 
+    it('the keeper switches on an active awarded loan\'s KPI targets when the activation stopped before it, once', async () => {
+      const { service } = testStack();
+      const made = await call<{ id: number }[]>('POST', '/v2/organizations/targets/batch/', {
+        token: tokens.owner,
+        json: { create_targets: [{ organization: w.mm, asset: w.asset, exchange: w.ex, pair: spot, metric: 'volume/volume', threshold: 1, active: false }] },
+      });
+      expect(made.status, made.text).to.equal(201);
+      const target = made.body[0]!.id;
+      // As an activation that died after writing the loan: active, its award targets still off.
+      const store = new AgreementStore(service.deps.ch);
+      const id = (await post('owner', terms())).body.id;
+      const draft = loanOf((await store.one<LoanRecord['body']>('loan', id))!);
+      await store.write([loanRecord({ ...draft, status: 'active', version: draft.version + 1, award_targets: [target] }, { at: now, by: 0 })]);
+      const changed = await keeper(now).runOnce();
+      expect(changed.map((l) => l.id)).to.include(id);
+      const isActive = async () => (await new TargetRepository(service.deps.ch).all()).find((t) => t.id === target)!.active;
+      expect(await isActive()).to.equal(true);
+      // Switched off by the project afterwards, it stays off.
+      await call('POST', '/v2/organizations/targets/batch/', { token: tokens.owner, json: { delete_ids: [target], create_targets: [] } });
+      expect((await keeper(now).runOnce()).map((l) => l.id)).to.not.include(id);
+      await act('owner', id, { action: 'recall' });
+    });
+
     it('a loan_twap target follows the start_twap of the active loan of its party and asset', () => {
       const t = { type: 'mm', organization: w.mm, asset: w.asset, threshold: 100, scaling_enabled: true, scaling_mode: 'price', scaling_source: 'loan_twap', scaling_reference_price: 2, current_price: null } as unknown as Target;
       expect(scaling(t, new Map(), new Map([[loanKey('mm', w.mm, w.asset), 3]]))).to.deep.equal({ effective_threshold: 150, current_price: 3, scaling_factor: 1.5 });
@@ -306,10 +331,10 @@ describe('loans', function () {
       expect(defaulted.body.map((l) => l.id)).to.deep.equal([loan]);
       expect((await list('owner', { market_makers: 'nobody' })).body).to.deep.equal([]);
       const all = (await list('owner', { assets: w.asset })).body;
-      expect(all.length).to.equal(4);
+      expect(all.length).to.equal(5);
       const paged = await call<{ count: number; page: number; page_size: number; results: Shown[] }>('GET', `/v2/organizations/loans/?assets=${w.asset}&page=2&page_size=3`, { token: tokens.owner });
-      expect(paged.body).to.include({ count: 4, page: 2, page_size: 3 });
-      expect(paged.body.results.map((l) => l.id)).to.deep.equal([all[3]!.id]);
+      expect(paged.body).to.include({ count: 5, page: 2, page_size: 3 });
+      expect(paged.body.results.map((l) => l.id)).to.deep.equal([all[3]!.id, all[4]!.id]);
       expect((await list('owner', { statuses: 'lost' })).status).to.equal(400);
     });
   });
