@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Kafka } from 'kafkajs';
-import { killEmbeddedStatements } from '../lib/clickhouse.ts';
+import { embeddedStatementKiller } from '../lib/clickhouse.ts';
 import { loadConfig, type Config } from '../lib/config.ts';
 import { topicConfigs } from '../lib/kafka.ts';
 import { createLogger, type Logger } from '../lib/log.ts';
@@ -176,7 +176,8 @@ export async function startRun(name: string, env: Record<string, string | undefi
     // The benchmark's own loops hold connections out of reach here: every statement of the
     // run's engine is killed, and again while the clean-up runs, as the loops start new ones
     // (the process could not exit while one runs). Bounded like a service's stop.
-    const kill = () => void killEmbeddedStatements(config).catch(() => undefined);
+    const killer = embeddedStatementKiller(config);
+    const kill = () => void killer.kill().catch(() => undefined);
     kill();
     const killing = setInterval(kill, 250);
     const deadline = new Promise<void>((resolve) => setTimeout(resolve, SHUTDOWN_DEADLINE_MS - 2_000));

@@ -216,6 +216,14 @@ function keyedRowTemplate(keys: string[], columns: string[]): string {
 }
 
 /**
+ * A client for KILL QUERY, apart from the gateway's own connections (they may all be busy
+ * with the statements to stop); one for the length of a cancel.
+ */
+function killerClient(config: Pick<Config, 'clickhouseUrl' | 'clickhouseDatabase' | 'dataDir'>): ClickHouseClient {
+  return config.clickhouseUrl ? createClient({ url: config.clickhouseUrl, database: config.clickhouseDatabase, request_timeout: 10_000 }) : embeddedClient(config);
+}
+
+/**
  * Kills the statements with these query ids (ASYNC: asks and returns; each statement ends
  * at its next block with code 394, QUERY_WAS_CANCELLED, which its caller receives).
  *
@@ -224,26 +232,16 @@ function keyedRowTemplate(keys: string[], columns: string[]): string {
  * Its ids are written into the SQL, not bound: chdb runs bound statements one at a time
  * across the process, so a bound KILL would wait behind the very statement it is to stop.
  * The ids are the gateway's own (`<name>-<pid>-<n>`), checked to be only word characters
- * and dashes. A fresh connection runs it: the gateway's own may all be busy.
+ * and dashes.
  */
-async function killStatements(config: Pick<Config, 'clickhouseUrl' | 'clickhouseDatabase' | 'dataDir'>, ids: string[]): Promise<void> {
+async function killStatements(client: ClickHouseClient, server: boolean, ids: string[]): Promise<void> {
   if (ids.length === 0) return;
-  if (config.clickhouseUrl) {
-    const client = createClient({ url: config.clickhouseUrl, database: config.clickhouseDatabase, request_timeout: 10_000 });
-    try {
-      await client.command({ query: 'KILL QUERY WHERE query_id IN {ids:Array(String)} ASYNC', query_params: { ids } });
-    } finally {
-      await client.close();
-    }
+  if (server) {
+    await client.command({ query: 'KILL QUERY WHERE query_id IN {ids:Array(String)} ASYNC', query_params: { ids } });
     return;
   }
   for (const id of ids) if (!/^[\w-]+$/.test(id)) throw new Error(`query id not allowed in a KILL: ${JSON.stringify(id)}`);
-  const client = embeddedClient(config);
-  try {
-    await client.command({ query: `KILL QUERY WHERE Settings['log_comment'] IN (${ids.map((id) => `'${id}'`).join(', ')}) ASYNC` });
-  } finally {
-    await client.close();
-  }
+  await client.command({ query: `KILL QUERY WHERE Settings['log_comment'] IN (${ids.map((id) => `'${id}'`).join(', ')}) ASYNC` });
 }
 
 function embeddedClient(config: Pick<Config, 'dataDir'>): ClickHouseClient {
@@ -257,18 +255,20 @@ function embeddedClient(config: Pick<Config, 'dataDir'>): ClickHouseClient {
 }
 
 /**
- * Kills every statement the embedded engine of this process runs, whoever started it: for
- * a command whose own connections are out of reach when it is interrupted (bench/common.ts).
- * The engine's data folder is this process's alone, so nothing else is touched.
+ * Kills every statement the embedded engine of this process runs, whoever started it, each
+ * time `kill` is called: for a command whose own connections are out of reach when it is
+ * interrupted (bench/common.ts). The engine's data folder is this process's alone, so
+ * nothing else is touched. None with a ClickHouse server.
  */
-export async function killEmbeddedStatements(config: Pick<Config, 'clickhouseUrl' | 'dataDir'>): Promise<void> {
-  if (config.clickhouseUrl) return;
+export function embeddedStatementKiller(config: Pick<Config, 'clickhouseUrl' | 'dataDir'>): { kill(): Promise<void>; close(): Promise<void> } {
+  if (config.clickhouseUrl) return { kill: async () => undefined, close: async () => undefined };
   const client = embeddedClient(config);
-  try {
-    await client.command({ query: 'KILL QUERY WHERE query_id != queryID() ASYNC' });
-  } finally {
-    await client.close();
-  }
+  return {
+    kill: async () => {
+      await client.command({ query: 'KILL QUERY WHERE query_id != queryID() ASYNC' });
+    },
+    close: () => client.close(),
+  };
 }
 
 /**
@@ -422,9 +422,15 @@ export function openClickHouse(config: Pick<Config, 'clickhouseUrl' | 'clickhous
       // Again each round: a statement may start in the engine after a KILL was asked (chdb
       // queues bound statements), and a KILL may fail like any statement.
       const rounds = Math.max(1, Math.ceil(withinMs / 250));
-      for (let round = 0; round < rounds && running.size > 0; round++) {
-        await killStatements(config, [...running.keys()]).catch((e: unknown) => log.warn('KILL QUERY failed', { err: e as Error }));
-        await Promise.race([Promise.allSettled([...running.values()]), sleep(250)]);
+      let killer: ClickHouseClient | undefined;
+      try {
+        for (let round = 0; round < rounds && running.size > 0; round++) {
+          killer ??= killerClient(config);
+          await killStatements(killer, Boolean(config.clickhouseUrl), [...running.keys()]).catch((e: unknown) => log.warn('KILL QUERY failed', { err: e as Error }));
+          await Promise.race([Promise.allSettled([...running.values()]), sleep(250)]);
+        }
+      } finally {
+        await killer?.close();
       }
       if (running.size > 0) log.warn('statements still running after cancel', { query_ids: [...running.keys()].join(',') });
     },
