@@ -201,6 +201,8 @@ async function main(r: BenchRun): Promise<Figure[]> {
   figures.push({ figure: 'messages the processors wrote meanwhile (the feed ran throughout)', value: consumers, goal: '—', result: 'info' });
   await feed?.stop();
   feed = undefined;
+  // The last run's requests still in the service when autocannon stopped finish before the stop.
+  await sleep(3_000);
   return figures;
 }
 
