@@ -1,8 +1,8 @@
-// The list filters and paging of the RFQ and proposal lists (as the targets list's:
+// The list filters and paging of the loan, RFQ and proposal lists (as the targets list's:
 // comma-separated lists of at most 100, `page` >= 1, `page_size` 1 to 250; a plain array
 // unless one of them is given). Every invalid parameter is named in one 400.
 import type { ParsedUrlQuery } from 'node:querystring';
-import { badRequest, type FieldErrors } from '../../http/errors.ts';
+import { badRequest, type FieldErrors } from './errors.ts';
 
 const MAX_LIST = 100;
 export const DEFAULT_PAGE_SIZE = 50;

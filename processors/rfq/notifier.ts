@@ -18,10 +18,10 @@ import type { Config } from '../../lib/config.ts';
 import { dlqTopicName, topicName } from '../../lib/kafka.ts';
 import type { Logger } from '../../lib/log.ts';
 import { describeErrors, validateRfqEvent, type AgreementEventMessage } from '../../schemas/index.ts';
-import { BatchConsumer, type Pipeline } from '../shell/batch-consumer.ts';
+import { BatchConsumer } from '../shell/batch-consumer.ts';
+import { markSent, NotificationQueue, sentAlready, TelegramBot, type TelegramOptions } from '../shell/telegram.ts';
 import { frameOf, parseJson } from '../shell/decode-value.ts';
 import { deadLetter, ok, skip, type Outcome } from '../shell/outcome.ts';
-import type { TelegramOptions } from '../targets/notifier.ts';
 
 export const RFQ_TELEGRAM_GROUP = 'notifier.telegram.rfq';
 export const RFQ_TELEGRAM_CHANNEL = 'telegram-rfq';
@@ -65,17 +65,19 @@ export function noticesOf(e: AgreementEventMessage, rfq: { title: string; invite
   return [project, own];
 }
 
-class RfqTelegramPipeline implements Pipeline {
-  private queue: { event: AgreementEventMessage; partition: number; offset: bigint }[] = [];
+class RfqTelegramPipeline extends NotificationQueue<AgreementEventMessage> {
+  private readonly bot: TelegramBot;
   private readonly store: AgreementStore;
   private readonly reference: ReferenceRepository;
 
   constructor(
     private readonly ch: ClickHouse,
-    private readonly opts: TelegramOptions,
-    private readonly log: Logger,
+    opts: TelegramOptions,
+    log: Logger,
     private readonly now: () => number,
   ) {
+    super();
+    this.bot = new TelegramBot(opts, log);
     this.store = new AgreementStore(ch);
     this.reference = new ReferenceRepository(ch);
   }
@@ -86,7 +88,7 @@ class RfqTelegramPipeline implements Pipeline {
     if (parsed.kind !== 'ok') return parsed;
     if (!validateRfqEvent(parsed.value)) return deadLetter(`schema: ${describeErrors(validateRfqEvent.errors)}`);
     if (parsed.value.type === 'rfq' && parsed.value.status === 'draft') return skip('draft: nobody is told');
-    this.queue.push({ event: parsed.value, partition, offset: BigInt(message.offset) });
+    this.enqueue(parsed.value, partition, message);
     return ok(undefined);
   }
 
@@ -104,68 +106,20 @@ class RfqTelegramPipeline implements Pipeline {
     }
     const planned = this.queue.map((q) => noticesOf(q.event, rfqs.get(q.event.rfq ?? 0), makers, this.now()));
     const ids = [...new Set(this.queue.flatMap((q, i) => planned[i]!.map((n) => sentId(q.event.event_id, n.organization))))];
-    const sent = new Set(
-      (await this.ch.query<{ event_id: string }>('SELECT event_id FROM notifications_sent FINAL WHERE channel = {c:String} AND event_id IN {ids:Array(String)}', { c: RFQ_TELEGRAM_CHANNEL, ids })).map(
-        (r) => r.event_id,
-      ),
-    );
+    const sent = await sentAlready(this.ch, RFQ_TELEGRAM_CHANNEL, ids);
     while (this.queue.length > 0) {
       const { event } = this.queue[0]!;
       for (const n of planned[0]!) {
         const id = sentId(event.event_id, n.organization);
         const chat = chats.get(n.organization);
         if (sent.has(id) || !chat) continue;
-        await this.send(chat, n.text);
-        await this.ch.insert('notifications_sent', [{ channel: RFQ_TELEGRAM_CHANNEL, event_id: id, sent_at: Date.now() }]);
+        await this.bot.send(chat, n.text);
+        await markSent(this.ch, RFQ_TELEGRAM_CHANNEL, id, Date.now());
         sent.add(id);
       }
       this.queue.shift();
       planned.shift();
     }
-  }
-
-  private async send(chat: string, text: string): Promise<void> {
-    const attempts = this.opts.attempts ?? 6;
-    let pause = this.opts.backoffMs ?? 500;
-    for (let i = 1; ; i++) {
-      try {
-        const r = await fetch(`${this.opts.apiUrl}/bot${this.opts.token}/sendMessage`, {
-          method: 'POST',
-          headers: { 'Content-Type': 'application/json' },
-          body: JSON.stringify({ chat_id: chat, text, disable_web_page_preview: true }),
-          signal: AbortSignal.timeout(10_000),
-        });
-        if (r.ok) return;
-        // 4xx other than 429 will not get better by retrying (a wrong chat, a revoked token).
-        if (r.status >= 400 && r.status < 500 && r.status !== 429) {
-          this.log.error('Telegram refused an RFQ notification', { status: r.status });
-          return;
-        }
-        throw new Error(`Telegram answered ${r.status}`);
-      } catch (e) {
-        if (i >= attempts) throw e;
-        this.log.warn('Telegram send failed, retrying', { attempt: i, err: e as Error });
-        await new Promise((res) => setTimeout(res, pause));
-        pause *= 2;
-      }
-    }
-  }
-
-  /** Not past the first event of the partition not sent yet. */
-  commitPoint(partition: number, next: bigint): bigint {
-    let point = next;
-    for (const q of this.queue) if (q.partition === partition && q.offset < point) point = q.offset;
-    return point;
-  }
-
-  async load(): Promise<void> {}
-
-  forget(partition: number): void {
-    this.queue = this.queue.filter((q) => q.partition !== partition);
-  }
-
-  backlog(): number {
-    return this.queue.length;
   }
 }
 

@@ -14,20 +14,15 @@ import { dlqTopicName, topicName } from '../../lib/kafka.ts';
 import type { Logger } from '../../lib/log.ts';
 import { ReferenceRepository } from '../../domain/reference/repository.ts';
 import { describeErrors, validateTargetEvent, type TargetEventMessage } from '../../schemas/index.ts';
-import { BatchConsumer, type Pipeline } from '../shell/batch-consumer.ts';
+import { BatchConsumer } from '../shell/batch-consumer.ts';
+import { markSent, NotificationQueue, sentAlready, TelegramBot, type TelegramOptions } from '../shell/telegram.ts';
 import { parseJson, frameOf } from '../shell/decode-value.ts';
 import { deadLetter, ok, skip, type Outcome } from '../shell/outcome.ts';
 
+export type { TelegramOptions } from '../shell/telegram.ts';
+
 export const TELEGRAM_GROUP = 'notifier.telegram';
 const CHANNEL = 'telegram';
-
-export interface TelegramOptions {
-  token: string;
-  apiUrl: string;
-  /** Attempts per message, and the first pause between them (doubling). */
-  attempts?: number;
-  backoffMs?: number;
-}
 
 const fmt = (v: number | null) => (v === null ? 'no data' : Number(v.toPrecision(6)).toLocaleString('en-US', { maximumFractionDigits: 6 }));
 
@@ -43,15 +38,17 @@ export function telegramText(e: TargetEventMessage): string {
   ].join('\n');
 }
 
-class TelegramPipeline implements Pipeline {
-  private queue: { event: TargetEventMessage; partition: number; offset: bigint }[] = [];
-  private chats = new Map<string, string>();
+class TelegramPipeline extends NotificationQueue<TargetEventMessage> {
+  private readonly bot: TelegramBot;
 
   constructor(
     private readonly ch: ClickHouse,
-    private readonly opts: TelegramOptions,
+    opts: TelegramOptions,
     private readonly log: Logger,
-  ) {}
+  ) {
+    super();
+    this.bot = new TelegramBot(opts, log);
+  }
 
   process(message: KafkaMessage, partition: number): Outcome<void> {
     const frame = frameOf(message.value);
@@ -60,73 +57,24 @@ class TelegramPipeline implements Pipeline {
     if (!validateTargetEvent(parsed.value)) return deadLetter(`schema: ${describeErrors(validateTargetEvent.errors)}`);
     const e = parsed.value;
     if (!e.telegram_notifications) return skip('telegram notifications off');
-    this.queue.push({ event: e, partition, offset: BigInt(message.offset) });
+    this.enqueue(e, partition, message);
     return ok(undefined);
   }
 
   async flush(): Promise<void> {
     if (this.queue.length === 0) return;
-    const ids = [...new Set(this.queue.map((q) => q.event.event_id))];
-    const sent = new Set(
-      (
-        await this.ch.query<{ event_id: string }>('SELECT event_id FROM notifications_sent FINAL WHERE channel = {c:String} AND event_id IN {ids:Array(String)}', { c: CHANNEL, ids })
-      ).map((r) => r.event_id),
-    );
-    this.chats = await new ReferenceRepository(this.ch).telegramChats();
+    const sent = await sentAlready(this.ch, CHANNEL, [...new Set(this.queue.map((q) => q.event.event_id))]);
+    const chats = await new ReferenceRepository(this.ch).telegramChats();
     while (this.queue.length > 0) {
       const { event } = this.queue[0]!;
-      const chat = this.chats.get(event.organization);
+      const chat = chats.get(event.organization);
       if (!sent.has(event.event_id) && chat) {
-        await this.send(chat, telegramText(event));
-        await this.ch.insert('notifications_sent', [{ channel: CHANNEL, event_id: event.event_id, sent_at: Date.now() }]);
+        await this.bot.send(chat, telegramText(event));
+        await markSent(this.ch, CHANNEL, event.event_id, Date.now());
         sent.add(event.event_id);
       } else if (!chat) this.log.warn('no Telegram chat for the organization: notification not sent', { organization: event.organization, event_id: event.event_id });
       this.queue.shift();
     }
-  }
-
-  private async send(chat: string, text: string): Promise<void> {
-    const attempts = this.opts.attempts ?? 6;
-    let pause = this.opts.backoffMs ?? 500;
-    for (let i = 1; ; i++) {
-      try {
-        const r = await fetch(`${this.opts.apiUrl}/bot${this.opts.token}/sendMessage`, {
-          method: 'POST',
-          headers: { 'Content-Type': 'application/json' },
-          body: JSON.stringify({ chat_id: chat, text, disable_web_page_preview: true }),
-          signal: AbortSignal.timeout(10_000),
-        });
-        if (r.ok) return;
-        // 4xx other than 429 will not get better by retrying (a wrong chat, a revoked token).
-        if (r.status >= 400 && r.status < 500 && r.status !== 429) {
-          this.log.error('Telegram refused a notification', { status: r.status });
-          return;
-        }
-        throw new Error(`Telegram answered ${r.status}`);
-      } catch (e) {
-        if (i >= attempts) throw e;
-        this.log.warn('Telegram send failed, retrying', { attempt: i, err: e as Error });
-        await new Promise((res) => setTimeout(res, pause));
-        pause *= 2;
-      }
-    }
-  }
-
-  /** Not past the first event of the partition not sent yet. */
-  commitPoint(partition: number, next: bigint): bigint {
-    let point = next;
-    for (const q of this.queue) if (q.partition === partition && q.offset < point) point = q.offset;
-    return point;
-  }
-
-  async load(): Promise<void> {}
-
-  forget(partition: number): void {
-    this.queue = this.queue.filter((q) => q.partition !== partition);
-  }
-
-  backlog(): number {
-    return this.queue.length;
   }
 }
 

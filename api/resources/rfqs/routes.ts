@@ -52,7 +52,7 @@ import { badRequest, forbidden, messageError, notFound, MESSAGES } from '../../h
 import { compareProposals } from './comparison.ts';
 import { checkProposal, checkRfq, type RfqContext } from './input.ts';
 import { presentProposal, presentRfq } from './present.ts';
-import { paged, parseListQuery } from './query.ts';
+import { paged, parseListQuery } from '../../http/list-query.ts';
 
 export interface RfqServices {
   deps: ApiDeps;
