@@ -142,9 +142,9 @@ interface SeriesSpec {
   /**
    * First asked: the API's caches and the engine's (marks, uncompressed blocks, primary
    * indexes, query conditions) emptied before each request and each bare run, as after a
-   * restart with the data files in the OS page cache. The market-maker endpoints keep
-   * nothing between requests themselves, so this differs from a repeated request by the
-   * engine's caches only.
+   * restart with the data files in the OS page cache. Of the market-maker endpoints only
+   * the summary keeps something between requests (its buckets' text,
+   * api/resources/market-makers/sealed-rows.ts), emptied with the rest.
    */
   cold: boolean;
   name: string;
