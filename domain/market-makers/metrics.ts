@@ -106,10 +106,10 @@ export class MarketMakerMetrics {
     });
     const bucket = q.interval === 'a' ? '0' : bucketOf(q.interval);
     // The latest push of each key by argMax over its pushes, not FINAL (which cost most of
-    // the read: docs/benchmarks.md); of two pushes of a key in the same millisecond either
-    // may be taken, as two merges could. The interval is compared as the enum it is stored
-    // as, and each bucket's sums and counts come as (metric position, sum, count), the
-    // metric's name not written in every row.
+    // the read: docs/benchmarks.md); of two pushes of a key in the same millisecond the one
+    // of the later Kafka message (seq, 022_reported_push_order.sql). The interval is
+    // compared as the enum it is stored as, and each bucket's sums and counts come as
+    // (metric position, sum, count), the metric's name not written in every row.
     const rows = await this.ch.query<{
       organization: string;
       asset: string;
@@ -123,7 +123,7 @@ export class MarketMakerMetrics {
        FROM (
          SELECT organization, any(asset) AS asset, exchange, pair, \`interval\`, ${bucket} AS b, indexOf({metrics:Array(String)}, metric) AS m, sum(v) AS s, count() AS n
          FROM (
-           SELECT organization, exchange, pair, \`interval\`, metric, timestamp AS t, asset, argMax(value, pushed_at) AS v
+           SELECT organization, exchange, pair, \`interval\`, metric, timestamp AS t, asset, argMax(value, (pushed_at, seq)) AS v
            FROM mm_reported
            WHERE (organization, exchange, pair) IN {keys:Array(Tuple(String, String, String))}
              AND metric IN {metrics:Array(String)} AND \`interval\` IN {intervals:Array(Enum8('5m' = 1, '1h' = 2, '1d' = 3))}

@@ -59,6 +59,8 @@ export interface ReportedRow {
   value: number;
   /** When the value was pushed (the Kafka message's timestamp), epoch ms: the row's version. */
   pushedAt: number;
+  /** The Kafka offset of its message: orders two pushes of equal pushedAt (022_reported_push_order.sql); 0 when not read. */
+  seq?: number;
 }
 
 const HOUR_MS = 3_600_000;
@@ -96,7 +98,7 @@ export class ReportedRepository {
     for (const block of blocksOf(rows)) {
       const token = crypto.createHash('sha256');
       token.update('mm_reported');
-      for (const r of block) token.update(`\u0000${reportedKey(r)}\u0000${r.value}\u0000${r.pushedAt}`);
+      for (const r of block) token.update(`\u0000${reportedKey(r)}\u0000${r.value}\u0000${r.pushedAt}\u0000${r.seq ?? 0}`);
       await this.ch.insert(
         'mm_reported',
         block.map((r) => ({
@@ -109,6 +111,7 @@ export class ReportedRepository {
           timestamp: Math.floor(r.timestamp / 1000),
           value: r.value,
           pushed_at: r.pushedAt,
+          seq: r.seq ?? 0,
         })),
         { dedupToken: token.digest('hex') },
       );

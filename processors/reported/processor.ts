@@ -143,14 +143,16 @@ export class ReportedPipeline implements Pipeline {
     }
     // Every item has the message's organization, asset, exchange and pair.
     const known = this.deps.reference.check(items[0]!.m, pushedAt);
-    if (known instanceof Promise) return known.then((p) => this.add(p, items, pushedAt));
-    return this.add(known, items, pushedAt);
+    // The message's offset orders two pushes of a key in the same millisecond (a key's messages share a partition).
+    const seq = Number(message.offset);
+    if (known instanceof Promise) return known.then((p) => this.add(p, items, pushedAt, seq));
+    return this.add(known, items, pushedAt, seq);
   }
 
-  private add(problem: string | undefined, items: { m: ReportedMessage; ts: number }[], pushedAt: number): Outcome<void> {
+  private add(problem: string | undefined, items: { m: ReportedMessage; ts: number }[], pushedAt: number, seq: number): Outcome<void> {
     if (problem !== undefined) return deadLetter(problem);
     for (const { m, ts } of items) {
-      const row: ReportedRow = { organization: m.organization, asset: m.asset, exchange: m.exchange, pair: m.pair, metric: m.metric, interval: m.interval, timestamp: ts, value: m.value, pushedAt };
+      const row: ReportedRow = { organization: m.organization, asset: m.asset, exchange: m.exchange, pair: m.pair, metric: m.metric, interval: m.interval, timestamp: ts, value: m.value, pushedAt, seq };
       const key = reportedKey(row);
       // One row per key in a block: the table keeps the greatest pushed_at, and of equal ones
       // the later message or item (a key's messages share a partition, so they come in push

@@ -4,6 +4,7 @@
 // the topic (a replay: the same messages again, and a whole new pass over the topic)
 // changes no value.
 import { expect } from 'chai';
+import { MarketMakerMetrics } from '../../domain/market-makers/metrics.ts';
 import { ReportedRepository, type ReportedRow } from '../../domain/market-makers/reported.ts';
 import { dlqTopicName, topicName } from '../../lib/kafka.ts';
 import { reportedConsumer } from '../../processors/reported/processor.ts';
@@ -118,6 +119,25 @@ describe('mm.reported processor', function () {
     // Nothing of a dead-lettered message is written, not even its valid items.
     expect(await values('depth/bid_50bps')).to.deep.equal([]);
     expect(await values('depth/ask_50bps')).to.deep.equal([]);
+  });
+
+  it('of two pushes of a key in the same millisecond, the endpoints read the later message', async () => {
+    const metric = 'depth/ask_1bps';
+    const at = Date.now();
+    const marker = (name: string) => ({ value: msg({ metric: name, value: 1 }), at: Date.now() });
+    // In two flushes: the later message's row is not simply the only one of its block.
+    await produce([{ value: msg({ metric, value: 1 }), at }, marker('depth/ask_0.5bps')]);
+    await rowsOf('depth/ask_0.5bps', (x) => x.length === 1);
+    await produce([{ value: msg({ metric, value: 2 }), at }, marker('depth/ask_3bps')]);
+    await rowsOf('depth/ask_3bps', (x) => x.length === 1);
+    const read = await new MarketMakerMetrics(testStack().service.deps.ch).reported({
+      keys: [{ organization: w.mm, exchange: w.ex, pair }],
+      metrics: [metric],
+      ranges: [[H, H + HOUR]],
+      interval: '1h',
+      zone: 'UTC',
+    });
+    expect(read.map((r) => [r.b, r.sums.get(metric), r.counts.get(metric)])).to.deep.equal([[H / 1000, 2, 1]]);
   });
 
   it('keeps the latest push of a key through a replay of older messages and a whole new pass over the topic', async () => {
