@@ -51,4 +51,23 @@ describe('rollups: finding what a crash left unrolled', () => {
     );
     expect(Number(day?.trades)).to.equal(4);
   });
+
+  it('recomputes exactly the hours it is given, also among more keys than the engine hashes as a constant (over 32,000)', async () => {
+    const ch = testStack().service.deps.ch;
+    const rollups = new Rollups(ch, trade);
+    const ex = `${exchange}k`;
+    const row = (p: string, t: number) => ({ ...minute(t, Date.now()), exchange: ex, pair: p });
+    await ch.insert('trade_minutes', [row('A/USD', H1), row('A/USD', H2), row('B/USD', H1), row('B/USD', H2 + 60_000)]);
+    // A's first hour and B's second, among 40,000 keys of pairs with no rows.
+    const decoys = Array.from({ length: 20_000 }, (_, i) => [H1, H2].map((m) => ({ exchange: ex, pair: `D${i}/USD`, minute: m }))).flat();
+    await rollups.recompute([...decoys.slice(0, 20_000), { exchange: ex, pair: 'A/USD', minute: H1 }, { exchange: ex, pair: 'B/USD', minute: H2 + 60_000 }, ...decoys.slice(20_000)]);
+    const hours = await ch.query<{ pair: string; hour: string; trades: number }>(
+      `SELECT pair, toString(bucket) AS hour, trades FROM trade_hours FINAL WHERE exchange = {ex:String} ORDER BY pair, bucket`,
+      { ex },
+    );
+    expect(hours.map((h) => [h.pair, h.hour, Number(h.trades)])).to.deep.equal([
+      ['A/USD', '2026-01-05 10:00:00', 1],
+      ['B/USD', '2026-01-05 11:00:00', 1],
+    ]);
+  });
 });

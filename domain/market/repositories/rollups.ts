@@ -32,7 +32,15 @@ export class Rollups {
     this.columns = [this.keys, 'bucket', ...rollupColumns(family), 'computed_at'].join(', ');
   }
 
-  /** Recomputes the hours, then the days, that contain these minutes. */
+  /**
+   * Recomputes the hours, then the days, that contain these minutes.
+   *
+   * The keys reach IN through a subquery, never as the bound array itself: this engine
+   * matches a constant array of more than about 32,000 tuples by scanning it for every row,
+   * so a recompute of many pairs and hours (a day of 1,400 pairs, a catch-up after
+   * downtime) grew with rows x keys; a subquery's keys become a hashed set
+   * (docs/benchmarks.md, "Rollups of thousands of pairs").
+   */
   async recompute(keys: RollupKey[]): Promise<void> {
     if (keys.length === 0) return;
     const { tables, params } = this.family;
@@ -43,7 +51,7 @@ export class Rollups {
        SELECT ${this.keys}, toStartOfHour(minute) AS hour_start, ${hourFromMinutes(this.family)}, now64(3)
        FROM {minutes:Identifier} FINAL
        WHERE minute >= toDateTime({lo:UInt32}, 'UTC') AND minute < toDateTime({hi:UInt32}, 'UTC')
-         AND (exchange, pair, toStartOfHour(minute)) IN {keys:Array(Tuple(String, String, DateTime('UTC')))}
+         AND (exchange, pair, toStartOfHour(minute)) IN (SELECT arrayJoin({keys:Array(Tuple(String, String, DateTime('UTC')))}))
        GROUP BY ${this.keys}, hour_start`,
       { ...params, hours: tables.hours, minutes: tables.minutes, ...range(hours, HOUR), keys: hours.map((k) => new TupleParam([k.exchange, k.pair, k.start / 1000])) },
       { idempotent: true },
@@ -53,7 +61,7 @@ export class Rollups {
        SELECT ${this.keys}, toStartOfDay(bucket) AS day_start, ${fromRollups(this.family)}, now64(3)
        FROM {hours:Identifier} FINAL
        WHERE bucket >= toDateTime({lo:UInt32}, 'UTC') AND bucket < toDateTime({hi:UInt32}, 'UTC')
-         AND (exchange, pair, toStartOfDay(bucket)) IN {keys:Array(Tuple(String, String, DateTime('UTC')))}
+         AND (exchange, pair, toStartOfDay(bucket)) IN (SELECT arrayJoin({keys:Array(Tuple(String, String, DateTime('UTC')))}))
        GROUP BY ${this.keys}, day_start`,
       { days: tables.days, hours: tables.hours, ...range(days, DAY), keys: days.map((k) => new TupleParam([k.exchange, k.pair, k.start / 1000])) },
       { idempotent: true },
