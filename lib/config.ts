@@ -24,6 +24,8 @@ export interface Config {
   windowCacheBytes: number;
   /** How long a market answer is shared by identical requests (api/market-caches/recent-answers.ts), at most 1000; 0: never. */
   answerReuseMs: number;
+  /** Days minute rows are kept (a TTL; hours and days stay); 0 keeps them all. */
+  minuteRetentionDays: number;
   /** Bot API token of the Telegram notifier; none turns notifications off. */
   telegramBotToken: string | undefined;
   /** Base URL of the Bot API (tests point it at a local stand-in). */
@@ -80,6 +82,12 @@ export function loadConfig(env: Env = process.env): Config {
     uptimeCacheBytes: read('UPTIME_CACHE_MB', 256, (raw) => parseInteger(raw, 0, 65_536)) * 2 ** 20,
     windowCacheBytes: read('WINDOW_CACHE_MB', 64, (raw) => parseInteger(raw, 0, 65_536)) * 2 ** 20,
     answerReuseMs: read('ANSWER_REUSE_MS', 1000, (raw) => parseInteger(raw, 0, 1000)),
+    minuteRetentionDays: read('MINUTE_RETENTION_DAYS', 0, (raw) => {
+      const n = parseInteger(raw, 0, 36_600);
+      // The 5-minute views read 31 days of minute rows (domain/market/repositories/retention.ts).
+      if (n > 0 && n < 32) throw new Error('expected 0 (keep every minute row) or at least 32 days: the 5-minute views read 31 days of minute rows');
+      return n;
+    }),
     telegramBotToken: read<string | undefined>('TELEGRAM_BOT_TOKEN', undefined, (raw) => (raw.trim() === '' ? undefined : raw.trim())),
     telegramApiUrl: read('TELEGRAM_API_URL', 'https://api.telegram.org', (raw) => parseUrl(raw, ['http:', 'https:']).replace(/\/+$/, '')),
     faults: read<string[]>('MM_FAULTS', [], (raw) => {

@@ -43,6 +43,7 @@ import { tradesConsumer } from '../processors/trades/processor.ts';
 import { KafkaEventPublisher, TargetEvaluator } from '../processors/targets/evaluator.ts';
 import { telegramNotifier } from '../processors/targets/notifier.ts';
 import { LoanKeeper } from '../processors/loans/keeper.ts';
+import { applyMinuteRetention } from '../domain/market/repositories/retention.ts';
 import { RfqDeadlineKeeper } from '../processors/rfq/deadline-keeper.ts';
 import { rfqTelegramNotifier } from '../processors/rfq/notifier.ts';
 import { AgreementEventRelay } from '../processors/agreements/event-relay.ts';
@@ -120,6 +121,7 @@ export async function startService(config: Config, log: Logger, opts: ServiceOpt
   const ingestCh = openClickHouse(config, 'ingest', { ...INGEST_CLICKHOUSE, log: log.child('clickhouse') });
   const applied = await migrate(ingestCh, log.child('migrate'));
   if (applied > 0) log.info('migrations applied', { count: applied });
+  await applyMinuteRetention(ingestCh, config.minuteRetentionDays);
 
   const kafka = createKafka(config, 'mm-service', log.child('kafka'));
   const admin = kafka.admin();

@@ -40,6 +40,12 @@ describe('config', () => {
     expect(() => loadConfig({ SCHEMA_REGISTRY_URL: 'http://sr:8081/?x=1' })).to.throw(/SCHEMA_REGISTRY_URL="http:\/\/sr:8081\/\?x=1": expected no query or fragment/);
   });
 
+  it('keeps every minute row by default, and takes a retention of at least 32 days', () => {
+    expect(loadConfig({}).minuteRetentionDays).to.equal(0);
+    expect(loadConfig({ MINUTE_RETENTION_DAYS: '90' }).minuteRetentionDays).to.equal(90);
+    expect(() => loadConfig({ MINUTE_RETENTION_DAYS: '7' })).to.throw(/MINUTE_RETENTION_DAYS="7": expected 0 \(keep every minute row\) or at least 32 days/);
+  });
+
   it('rejects an out-of-range port', () => {
     expect(() => loadConfig({ PORT: '70000' })).to.throw(/PORT="70000": expected a number from 0 to 65535/);
   });
