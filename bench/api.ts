@@ -771,7 +771,9 @@ if (process.env.BENCH_CLIENT) {
   await runClient();
   process.exit(0);
 }
-const run = await startRun(NAME, { LATENESS_SECONDS: String(LATENESS_S) }, { keepDataDir: KEEP_DATA || undefined });
+// Answers shared between identical requests off: each timed request is to compute its
+// answer, and each series records the SQL of one (bench:load measures sharing).
+const run = await startRun(NAME, { LATENESS_SECONDS: String(LATENESS_S), ANSWER_REUSE_MS: '0' }, { keepDataDir: KEEP_DATA || undefined });
 try {
   const figures = await main(run);
   printTable(`bench:api — ${new Date().toISOString()}`, figures);
