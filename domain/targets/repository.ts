@@ -92,8 +92,26 @@ export const AWARD_PREFIX = 'award:';
 export class TargetRepository {
   constructor(private readonly ch: ClickHouse) {}
 
-  /** Every live target (no tombstones), with its state, by id. */
-  async all(): Promise<Target[]> {
+  /**
+   * Every live target (no tombstones), with its state, by id; `only` narrows them to a type,
+   * organizations and assets (a loan's KPI reads its market maker's targets on its asset).
+   */
+  async all(only: { type?: TargetType; organizations?: readonly string[]; assets?: readonly string[] } = {}): Promise<Target[]> {
+    const params: Record<string, unknown> = {};
+    const narrow: string[] = [];
+    if (only.type !== undefined) {
+      params.type = only.type;
+      narrow.push('type = {type:String}');
+    }
+    if (only.organizations !== undefined) {
+      params.organizations = only.organizations;
+      narrow.push('organization IN {organizations:Array(String)}');
+    }
+    if (only.assets !== undefined) {
+      params.assets = only.assets;
+      narrow.push('asset IN {assets:Array(String)}');
+    }
+    const where = narrow.map((c) => ` AND ${c}`).join('');
     const rows = await this.ch.query<Row>(
       `SELECT t.id AS id, t.type AS type, t.organization AS organization, t.asset AS asset, t.exchange AS exchange, t.pair AS pair,
          t.metric AS metric, t.threshold AS threshold, t.direction AS direction, t.active AS active,
@@ -103,12 +121,12 @@ export class TargetRepository {
          toString(s.status) AS status, s.met_streak AS met_streak, arrayMap(u -> (u.1, toUnixTimestamp64Milli(u.2)), s.updates) AS updates,
          s.effective_threshold AS effective_threshold, s.current_price AS current_price, s.scaling_factor AS scaling_factor,
          s.id != 0 AS has_state
-       FROM (SELECT * FROM targets FINAL WHERE NOT deleted
+       FROM (SELECT * FROM targets FINAL WHERE NOT deleted${where}
                -- An RFQ award's targets count once the award is committed (040_agreements.sql).
                AND (NOT startsWith(batch_id, '${AWARD_PREFIX}') OR substring(batch_id, ${AWARD_PREFIX.length + 1}) IN (SELECT commit FROM agreements WHERE commit != ''))) AS t
-       LEFT JOIN (SELECT * FROM target_states FINAL) AS s ON s.id = t.id
+       LEFT JOIN (SELECT * FROM target_states FINAL${where ? ` WHERE id IN (SELECT id FROM targets WHERE 1${where})` : ''}) AS s ON s.id = t.id
        ORDER BY t.id`,
-      {},
+      params,
       { join_use_nulls: 0 },
     );
     return rows.map((r) => {

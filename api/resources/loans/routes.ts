@@ -56,7 +56,11 @@ export async function presentLoans(s: LoanServices, loans: readonly Loan[], orga
   if (loans.length === 0) return [];
   const now = s.deps.now();
   const { pairs } = await s.deps.referenceLists.lists();
-  const [prices, targets] = await Promise.all([assetTwaps(s.deps.ch, [...new Set(loans.map((l) => l.asset))], pairs, now - DAY, now), s.targets.all()]);
+  const assets = [...new Set(loans.map((l) => l.asset))];
+  const [prices, targets] = await Promise.all([
+    assetTwaps(s.deps.ch, assets, pairs, now - DAY, now),
+    s.targets.all({ type: 'mm', organizations: [...new Set(loans.map((l) => l.market_maker))], assets }),
+  ]);
   const counts = await evaluationCounts(
     s.deps.ch,
     loans.flatMap((l) => kpiTargetsOf(l, targets).map((t) => ({ id: t.id, since: l.start_date }))),
