@@ -101,12 +101,6 @@ export class AgreementStore {
     return Number(rows[0]?.id ?? 0);
   }
 
-  /** Whether some record carries the commit (an award's targets count only then). */
-  async committed(commit: string): Promise<boolean> {
-    const rows = await this.ch.query<{ n: string | number }>('SELECT count() AS n FROM agreements WHERE commit = {commit:String}', { commit });
-    return Number(rows[0]?.n ?? 0) > 0;
-  }
-
   /** Writes new versions of one or more records in one insert: all of them or none. */
   async write(records: readonly AgreementRecord<unknown>[]): Promise<void> {
     if (records.length === 0) return;

@@ -123,21 +123,17 @@ export function moved(loan: Loan, status: LoanStatus, at: number, by: number): L
   return { ...loan, status, version: loan.version + 1, history: [...loan.history, { status, at, by }] };
 }
 
-/** Which status each action needs. */
-export const ACTION_FROM: Record<LoanAction, LoanStatus> = {
-  activate: 'draft',
-  cancel: 'draft',
-  recall: 'active',
+/** The statuses each action is allowed in. */
+export const ACTION_FROM: Record<LoanAction, readonly LoanStatus[]> = {
+  activate: ['draft'],
+  cancel: ['draft'],
+  recall: ['active'],
   // Tranches are settled while the loan runs and once its last one has expired.
-  settle_tranche: 'active',
-  default: 'settlement_due',
+  settle_tranche: ['active', 'settlement_due'],
+  default: ['settlement_due'],
 };
 
-/** Whether `action` is allowed in `status` (settle_tranche also in settlement_due). */
-export function actionAllowed(action: LoanAction, status: LoanStatus): boolean {
-  if (action === 'settle_tranche') return status === 'active' || status === 'settlement_due';
-  return ACTION_FROM[action] === status;
-}
+export const actionAllowed = (action: LoanAction, status: LoanStatus): boolean => ACTION_FROM[action].includes(status);
 
 /** Tokens still out: the unsettled tranches of a loan that was disbursed and not taken back (a default leaves them out). */
 export function tokensOut(loan: Pick<Loan, 'tranches' | 'status'>): number {

@@ -27,7 +27,7 @@ export interface KeeperDeps {
 }
 
 /** A tranche's strike window: the 7 days after its disbursement. */
-export const strikeWindow = (disbursedAt: number): [number, number] => [disbursedAt, disbursedAt + STRIKE_TWAP_DAYS * DAY];
+const strikeWindow = (disbursedAt: number): [number, number] => [disbursedAt, disbursedAt + STRIKE_TWAP_DAYS * DAY];
 
 export class LoanKeeper {
   private readonly store: AgreementStore;
