@@ -39,9 +39,11 @@ export class TrustedDepthJoin {
     }
     const at = unit === 'minute' ? 'minute' : 'toStartOfHour(minute)';
     // The hour block bounds the sort key's first column; the minute range narrows within it.
+    // The keys reach IN through a subquery: a bound array of more than about 32,000 tuples
+    // is compared with every row (docs/benchmarks.md, "Thousands of pairs").
     const where = `toStartOfHour(minute) >= toStartOfHour(toDateTime({lo:UInt32}, 'UTC')) AND toStartOfHour(minute) <= toStartOfHour(toDateTime({hi:UInt32} - 1, 'UTC'))
         AND minute >= toDateTime({lo:UInt32}, 'UTC') AND minute < toDateTime({hi:UInt32}, 'UTC')
-        AND (exchange, pair, ${at}) IN {keys:Array(Tuple(String, String, DateTime('UTC')))}`;
+        AND (exchange, pair, ${at}) IN (SELECT arrayJoin({keys:Array(Tuple(String, String, DateTime('UTC')))}))`;
     const params = { lo: lo / 1000, hi: hi / 1000, keys: [...seen.values()], levels: [...LEVELS_BPS] };
     const joined = await this.ch.query<{ exchange: string; pair: string; minute: number }>(
       `SELECT DISTINCT o.exchange AS exchange, o.pair AS pair, toUnixTimestamp(o.minute) AS minute
