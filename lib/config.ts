@@ -30,7 +30,7 @@ export interface Config {
   telegramBotToken: string | undefined;
   /** Base URL of the Bot API (tests point it at a local stand-in). */
   telegramApiUrl: string;
-  /** Test-only fault injection: crash points of the processors and of an RFQ award, e.g. ["after-write:2"] (see processors/shell/faults.ts). */
+  /** Test-only fault injection: crash points of the processors and of an RFQ award, e.g. ["after-write:2"] (see lib/faults.ts). */
   faults: string[];
   logLevel: LogLevel;
   /** WebAuthn relying party: the domain passkeys are bound to (the origin's host or a parent of it). */

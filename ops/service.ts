@@ -33,7 +33,7 @@ import { UserRepository, withoutHash } from '../domain/accounts/users.ts';
 import { SHARED_READS, SharedReads } from '../lib/shared-reads.ts';
 import { derivativesConsumer } from '../processors/derivatives/processor.ts';
 import { QuoteRates } from '../processors/metrics/quote-rates.ts';
-import { Faults } from '../processors/shell/faults.ts';
+import { Faults } from '../lib/faults.ts';
 import { orderBookConsumer } from '../processors/orderbook/processor.ts';
 import { KnownPairs, KnownWallets } from '../processors/reference-cache.ts';
 import { fillsConsumer } from '../processors/market-makers/fills.ts';

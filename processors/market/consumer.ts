@@ -10,7 +10,7 @@ import type { QuoteRates } from '../metrics/quote-rates.ts';
 import type { KnownPairs } from '../reference-cache.ts';
 import { BatchConsumer } from '../shell/batch-consumer.ts';
 import { ValueDecoder } from '../shell/decode-value.ts';
-import type { Faults } from '../shell/faults.ts';
+import type { Faults } from '../../lib/faults.ts';
 import { isFamily, type MinuteTable } from '../../domain/market/families/family.ts';
 import { MinuteRepository } from '../../domain/market/repositories/minutes.ts';
 import { Rollups } from '../../domain/market/repositories/rollups.ts';

@@ -10,7 +10,7 @@ import { MinuteWindows, type Accumulator, type ClosedMinute } from '../shell/min
 import type { Decoded, ValueDecoder } from '../shell/decode-value.ts';
 import { deadLetter, type Outcome } from '../shell/outcome.ts';
 import { parseTimestamp } from '../../schemas/timestamps.ts';
-import { noFaults, type Faults } from '../shell/faults.ts';
+import { noFaults, type Faults } from '../../lib/faults.ts';
 import type { MinuteRepository } from '../../domain/market/repositories/minutes.ts';
 import type { RollupKey, Rollups } from '../../domain/market/repositories/rollups.ts';
 

@@ -6,7 +6,7 @@
 import { Partitioners, type Consumer, type Kafka, type KafkaMessage, type Producer } from 'kafkajs';
 import type { Logger } from '../../lib/log.ts';
 import { frameOf } from './decode-value.ts';
-import { noFaults, type Faults } from './faults.ts';
+import { noFaults, type Faults } from '../../lib/faults.ts';
 import type { Outcome } from './outcome.ts';
 import { sendInParts, type ConsumerStats } from '../../lib/kafka.ts';
 

@@ -45,7 +45,7 @@ import {
   type RfqBody,
 } from '../../../domain/rfq/rfq.ts';
 import { TargetRepository } from '../../../domain/targets/repository.ts';
-import { Faults } from '../../../processors/shell/faults.ts';
+import { Faults } from '../../../lib/faults.ts';
 import type { ApiDeps } from '../../deps.ts';
 import { authenticate, principalOf } from '../../http/auth.ts';
 import { badRequest, forbidden, messageError, notFound, MESSAGES } from '../../http/errors.ts';

@@ -4,7 +4,7 @@
 // bodies (in a form, `scopes` and `targets` are JSON texts).
 import type { Context } from 'koa';
 import { defaultDirection } from '../../../domain/targets/facts.ts';
-import type { Target, TargetDefinition } from '../../../domain/targets/repository.ts';
+import { definitionOf, type Target, type TargetDefinition } from '../../../domain/targets/repository.ts';
 import { scopeOf } from '../../../domain/reference/visibility.ts';
 import { badRequest, MESSAGES, type FieldErrors } from '../../http/errors.ts';
 import { targetContext } from './batch.ts';
@@ -68,27 +68,8 @@ function previewShape(t: TargetDefinition & { id: number | null; display_thresho
   };
 }
 
-/** The form of a target to create (specification 2.4, preview `batch.create_targets[]`). */
-function toCreate(t: TargetDefinition) {
-  return {
-    type: t.type,
-    organization: t.organization,
-    asset: t.asset,
-    exchange: t.exchange,
-    pair: t.pair,
-    metric: t.metric,
-    threshold: t.threshold,
-    direction: t.direction,
-    telegram_notifications: t.telegram_notifications,
-    scaling_enabled: t.scaling_enabled,
-    scaling_source: t.scaling_source,
-    scaling_reference_price: t.scaling_reference_price,
-    market_hours: t.market_hours,
-    // Beyond the listed fields, so saving the batch keeps them as previewed.
-    active: t.active,
-    scaling_mode: t.scaling_mode,
-  };
-}
+/** The form of a target to create (specification 2.4, preview `batch.create_targets[]`): its whole definition, so saving the batch keeps it as previewed. */
+const toCreate = (t: TargetDefinition) => definitionOf(t);
 
 const jsonField = (v: unknown): unknown => {
   if (typeof v !== 'string') return v;

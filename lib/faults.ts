@@ -4,7 +4,7 @@
 // `award-gap`: an RFQ award between its targets' insert and its records' (domain/rfq/award.ts).
 // `stall-<point>:n` instead runs a ClickHouse statement of many minutes there, the n-th
 // time, as a slow write would: the shutdown test stops the service in the middle of it.
-import type { ClickHouse } from '../../lib/clickhouse.ts';
+import type { ClickHouse } from './clickhouse.ts';
 
 export type FaultPoint = 'before-write' | 'after-write' | 'before-commit' | 'award-gap';
 
