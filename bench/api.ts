@@ -5,8 +5,9 @@
 // (book, trade, derivative) generated inside ClickHouse with INSERT ... SELECT ... FROM
 // numbers(), with their hour and day rollups filled as ingestion fills them (by the
 // processors' Rollups).
-// Then, for summary (7 days, all assets), leaderboard (page 1 by volume, 7 days) and
-// spread uptime (1h buckets over 7 days), it times N requests over HTTP and N runs of the
+// Then, for summary (7 days), leaderboard (page 1 by volume, 7 days) and spread uptime (1h
+// buckets over 7 days), asked by a staff user (all pairs) and by a regular user (the 100
+// assets of its project, the per-request bound of a regular user), it times N requests over HTTP and N runs of the
 // very SQL the endpoint ran (recorded from the API's connection: MarketRepository's
 // queries with their bound values) on a ClickHouse connection of its own ("bare"); first
 // with the service idle, then while a synthetic feed (another process) sends books, trades
@@ -34,6 +35,7 @@ import { writeMinutes } from './market-history.ts';
 import { ORDERBOOK_GROUP } from '../processors/orderbook/processor.ts';
 import { TRADES_GROUP } from '../processors/trades/processor.ts';
 import { API_CLICKHOUSE, startService, type Service } from '../ops/service.ts';
+import { MAX_ASSETS } from '../api/resources/market/params.ts';
 import {
   benchWorld,
   check,
@@ -48,6 +50,7 @@ import {
   sleep,
   startRun,
   until,
+  withUser,
   type BenchRun,
   type BenchWorld,
   type Figure,
@@ -73,7 +76,7 @@ const opt = flags(
     only: { default: '', help: 'time only the queries whose name contains this (e.g. "uptime"), to iterate faster' },
     'dump-sql': { default: '', help: 'write the SQL each endpoint ran, with its bound values, to this JSON file (to EXPLAIN or time it by hand)' },
   },
-  'p50/p95 of summary, leaderboard and spread uptime over HTTP against the bare query, idle and while ingesting',
+  'p50/p95 of summary, leaderboard and spread uptime over HTTP, for staff (all pairs) and a regular user (100 assets), against the bare query, idle and while ingesting',
 );
 const PAIRS = positiveInt('pairs', opt.pairs);
 const DAYS = positiveInt('days', opt.days);
@@ -95,6 +98,8 @@ const GOAL_P95_MS = 250;
 
 interface QuerySpec {
   name: string;
+  /** Who asks: staff see every pair; the user, those of its project's assets. */
+  as: 'staff' | 'user';
   method: 'GET' | 'POST';
   path: string;
   body?: Record<string, unknown>;
@@ -106,14 +111,34 @@ interface QuerySpec {
   cold?: 'first' | 'seen';
 }
 
+// Built here because the queries' names give its counts (cheap; the feed and client
+// processes, this script again, build it too and leave it unused). The regular user's
+// project owns MAX_ASSETS assets, the most a regular user may name in a request
+// (specification 4.1, 4.7), and the user names none: the endpoints answer on its
+// organization's assets (callerScope), so its requests read only their pairs.
+const WORLD = withUser(benchWorld({ pairs: PAIRS, exchangePrefix: 'ex' }), { assets: MAX_ASSETS });
+const STAFF = `staff (all ${WORLD.pairs.length} pairs)`;
+const USER = `user (${WORLD.user.assets.length} assets, ${WORLD.user.pairs} pairs)`;
+
+type Request = Pick<QuerySpec, 'method' | 'path' | 'body'>;
+const SUMMARY: Request = { method: 'POST', path: '/v2/metrics/summary/', body: { lookback: '7-days' } };
+const LEADERBOARD: Request = { method: 'POST', path: '/v2/leaderboard/', body: { lookback: '7-days', page: 1, sort_by: 'volume' } };
+const UPTIME: Request = { method: 'GET', path: '/v2/metrics/uptime/spread/?interval=1h&lookback=7-days' };
+
 const QUERIES: QuerySpec[] = [
-  { name: 'summary (7 days, all assets)', method: 'POST', path: '/v2/metrics/summary/', body: { lookback: '7-days' } },
-  { name: 'leaderboard (page 1 by volume, 7 days)', method: 'POST', path: '/v2/leaderboard/', body: { lookback: '7-days', page: 1, sort_by: 'volume' } },
-  { name: 'spread uptime (1h buckets, 7 days)', method: 'GET', path: '/v2/metrics/uptime/spread/?interval=1h&lookback=7-days' },
-  { name: 'summary, first asked (caches emptied)', method: 'POST', path: '/v2/metrics/summary/', body: { lookback: '7-days' }, cold: 'first' },
-  { name: 'summary, asked before (caches emptied)', method: 'POST', path: '/v2/metrics/summary/', body: { lookback: '7-days' }, cold: 'seen' },
-  { name: 'spread uptime, first asked (caches emptied)', method: 'GET', path: '/v2/metrics/uptime/spread/?interval=1h&lookback=7-days', cold: 'first' },
-  { name: 'spread uptime, asked before (caches emptied)', method: 'GET', path: '/v2/metrics/uptime/spread/?interval=1h&lookback=7-days', cold: 'seen' },
+  { name: `${STAFF}: summary (7 days)`, as: 'staff', ...SUMMARY },
+  { name: `${STAFF}: leaderboard (page 1 by volume, 7 days)`, as: 'staff', ...LEADERBOARD },
+  { name: `${STAFF}: spread uptime (1h buckets, 7 days)`, as: 'staff', ...UPTIME },
+  { name: `${STAFF}: summary, first asked (caches emptied)`, as: 'staff', ...SUMMARY, cold: 'first' },
+  { name: `${STAFF}: summary, asked before (caches emptied)`, as: 'staff', ...SUMMARY, cold: 'seen' },
+  { name: `${STAFF}: spread uptime, first asked (caches emptied)`, as: 'staff', ...UPTIME, cold: 'first' },
+  { name: `${STAFF}: spread uptime, asked before (caches emptied)`, as: 'staff', ...UPTIME, cold: 'seen' },
+  { name: `${USER}: summary (7 days)`, as: 'user', ...SUMMARY },
+  { name: `${USER}: leaderboard (page 1 by volume, 7 days)`, as: 'user', ...LEADERBOARD },
+  { name: `${USER}: spread uptime (1h buckets, 7 days)`, as: 'user', ...UPTIME },
+  { name: `${USER}: summary, first asked (caches emptied)`, as: 'user', ...SUMMARY, cold: 'first' },
+  { name: `${USER}: leaderboard, first asked (caches emptied)`, as: 'user', ...LEADERBOARD, cold: 'first' },
+  { name: `${USER}: spread uptime, first asked (caches emptied)`, as: 'user', ...UPTIME, cold: 'first' },
 ];
 
 const SELECTED = QUERIES.filter((q) => q.name.includes(opt.only));
@@ -188,9 +213,12 @@ async function main(r: BenchRun): Promise<Figure[]> {
   const service = await startService(config, log, { redisPrefix });
   r.onCleanup(() => deleteSubjects(service.registry, config));
   r.onCleanup(() => service.stop());
-  const world = benchWorld({ pairs: PAIRS, exchangePrefix: 'ex' });
+  const world = WORLD;
   const summary = await service.deps.loadFixture(world.fixture);
-  say(NAME, `reference data loaded: ${summary.exchanges} exchanges, ${summary.assets} assets, ${summary.pairs} pairs, a staff user`);
+  say(
+    NAME,
+    `reference data loaded: ${summary.exchanges} exchanges, ${summary.assets} assets, ${summary.pairs} pairs, a staff user and a regular user of ${world.user.organization} (${world.user.assets.length} assets: ${world.user.assets[0]} to ${world.user.assets.at(-1)}, ${world.user.pairs} pairs)`,
+  );
 
   const loader = openClickHouse(config, 'bench-load');
   const bare = openClickHouse(config, 'bench-bare', API_CLICKHOUSE);
@@ -212,7 +240,7 @@ async function main(r: BenchRun): Promise<Figure[]> {
   await settle(loader);
   if (LOAD_ONLY) return [];
 
-  const token = await login(service, world);
+  const tokens: Record<QuerySpec['as'], string> = { staff: await login(service, world.staff), user: await login(service, world.user) };
   const recorder = new QueryRecorder(service.deps.ch);
   const client = new HttpClient();
   r.onCleanup(() => client.stop());
@@ -220,7 +248,7 @@ async function main(r: BenchRun): Promise<Figure[]> {
   const results = new Map<string, Series>();
   const measure = async (phase: Phase) => {
     for (const q of SELECTED) {
-      const s = await series(service, client, token, bare, recorder, q, phase);
+      const s = await series(service, client, tokens[q.as], bare, recorder, q, phase);
       results.set(`${phase}:${q.name}`, s);
     }
   };
@@ -515,14 +543,14 @@ async function minuteRows(ch: ClickHouse): Promise<number> {
 // ---------------------------------------------------------------------------------------
 // Measuring
 
-async function login(service: Service, world: BenchWorld): Promise<string> {
+async function login(service: Service, who: { email: string; password: string }): Promise<string> {
   const res = await fetch(`${service.api.url}/v1/login/`, {
     method: 'POST',
     headers: { 'Content-Type': 'application/json' },
-    body: JSON.stringify({ email: world.staff.email, password: world.staff.password }),
+    body: JSON.stringify({ email: who.email, password: who.password }),
   });
   const body = (await res.json()) as { token?: string };
-  if (res.status !== 200 || !body.token) throw new Error(`login failed: ${res.status} ${JSON.stringify(body)}`);
+  if (res.status !== 200 || !body.token) throw new Error(`login of ${who.email} failed: ${res.status} ${JSON.stringify(body)}`);
   return body.token;
 }
 

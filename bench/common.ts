@@ -281,6 +281,49 @@ export function benchWorld(opts: { pairs: number; exchangePrefix: string; exchan
   return { pairs, exchanges, fixture, staff };
 }
 
+/** A regular (not staff) user and what its organization covers. */
+export interface BenchUser {
+  email: string;
+  password: string;
+  organization: string;
+  /** The organization's assets, in the world's order. */
+  assets: string[];
+  /** How many of the world's pairs those assets have. */
+  pairs: number;
+}
+
+/**
+ * The world with a regular user, the only member of a second project that owns the assets
+ * of the world's first pairs, `assets` of them (all when the world has fewer). The market
+ * endpoints answer a regular user on the assets of its organizations (callerScope), so its
+ * requests read those pairs only, whatever the world's size. A token and its perpetual are
+ * two assets with three pairs between them, so 100 assets have 150 pairs here, not 300.
+ * The world itself is left as it is (bench:ingest and the others use it without a user).
+ */
+export function withUser(world: BenchWorld, opts: { assets: number }): BenchWorld & { user: BenchUser } {
+  const organization = 'bench-user-project';
+  const owned = new Set<string>();
+  for (const p of world.pairs) {
+    if (owned.size >= opts.assets) break;
+    owned.add(p.asset);
+  }
+  const user: BenchUser = {
+    email: 'bench-user@bench.example',
+    password: crypto.randomBytes(12).toString('hex'),
+    organization,
+    assets: [...owned],
+    pairs: world.pairs.filter((p) => owned.has(p.asset)).length,
+  };
+  const f = world.fixture;
+  const fixture: FixtureFile = {
+    ...f,
+    organizations: [...(f.organizations ?? []), { slug: organization, name: 'Bench user project', kind: 'project' }],
+    assets: (f.assets ?? []).map((a) => (owned.has(a.symbol) ? { ...a, owner: organization } : a)),
+    users: [...(f.users ?? []), { email: user.email, username: 'bench-user', password: user.password, is_staff: false, organizations: [organization] }],
+  };
+  return { ...world, fixture, user };
+}
+
 /**
  * Order-book snapshots of one pair: a random walk of the mid, a spread and level steps
  * around the pair's shape, sizes around its typical level size; six significant digits,
