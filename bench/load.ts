@@ -47,6 +47,7 @@ const opts = flags(
     seconds: { default: '30', help: 'length of each run' },
     hours: { default: '26', help: 'hours of minute history written for the demo pairs before the runs' },
     user: { default: 'owner@acme.example', help: "the demo user the clients sign in as (staff: staff@demo.example)" },
+    only: { default: '', help: 'run only the scenarios whose name contains this (e.g. "different")' },
   },
   'many clients at once on the market endpoints, shared answers against computing every request',
 );
@@ -172,14 +173,18 @@ async function main(r: BenchRun): Promise<Figure[]> {
 
   const figures: Figure[] = [];
   const row = (x: LoadResult) => `${fmtInt(x.perSecond)} req/s; p50 ${fmtMs(x.p50)}, p99 ${fmtMs(x.p99)}; non-2xx ${fmtInt(x.non2xx)} (5xx ${fmtInt(x.status5xx)}), errors ${fmtInt(x.errors)}`;
-  for (const s of SCENARIOS) {
+  const selected = SCENARIOS.filter((s) => s.name.includes(opts.only));
+  if (selected.length === 0) throw new Error(`--only ${opts.only}: no scenario's name contains it`);
+  const cache = service.deps.windowCache;
+  for (const s of selected) {
     const base = { token, connections: CONNECTIONS, seconds: SECONDS, ...s.spec };
     say(NAME, `--- ${s.name}: warming up (5 s), then the baseline, then shared answers ---`);
     await load({ ...base, url: baseline.url, seconds: 5 });
     const off = await load({ ...base, url: baseline.url });
     say(NAME, `  baseline (every request computed): ${row(off)}`);
+    const [hits, misses] = [cache.hits, cache.misses];
     const on = await load({ ...base, url: service.api.url });
-    say(NAME, `  shared answers: ${row(on)}`);
+    say(NAME, `  shared answers: ${row(on)}; window cache ${fmtInt(cache.hits - hits)} pieces kept, ${fmtInt(cache.misses - misses)} computed`);
     const ratio = on.perSecond / off.perSecond;
     const distinct = s.spec.windows !== undefined;
     const worst = s.spec.windows?.per === 'request';

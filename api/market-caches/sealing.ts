@@ -1,8 +1,11 @@
 // What the caches of sealed market data (uptime.ts, window-partials.ts) share: when data
-// is sealed, how its hours' write counts are summed, and a map bounded by bytes.
+// is sealed, how its hours' write counts are read and summed, and a map bounded by bytes.
+import type { FamilyName } from '../../domain/market/families/index.ts';
+import type { WriteCounts } from '../../domain/market/repositories/write-counts.ts';
 
 const MIN = 60_000;
 const HOUR = 3_600_000;
+const DAY = 86_400_000;
 
 export interface SealingOptions {
   /** How long after its end a minute may still be written: the processors' lateness. */
@@ -116,5 +119,40 @@ export class ByteLru<V> {
     this.entries.clear();
     this.total = 0;
     if (!opts.keepSeen) this.seen.clear();
+  }
+}
+
+type Counts = Record<FamilyName, Map<number, number>>;
+
+/**
+ * Write-count reads shared by the requests that ask while one is in flight. Every request
+ * that keeps sealed data reads the counts first, and on this engine, which runs statements
+ * one at a time, that read was most of what a request with everything kept cost. A request
+ * joining a read begun before it came sees the writes up to that read's start: at most one
+ * read's time earlier than its own. Reads cover whole UTC days, so that rolling windows
+ * asked by many clients ask for the same read.
+ */
+export class SharedWriteCounts {
+  private readonly inFlight = new Set<{ families: string; from: number; to: number; read: Promise<Counts> }>();
+  /** Reads run, and requests that joined one, for tests and operators. */
+  reads = 0;
+  joined = 0;
+
+  constructor(private readonly counts: WriteCounts) {}
+
+  /** The counts of the families over at least [from, to): a read in flight that covers them, or a new one. */
+  read(families: FamilyName[], from: number, to: number): Promise<Counts> {
+    const [f, t, names] = [Math.floor(from / DAY) * DAY, Math.ceil(to / DAY) * DAY, families.join(',')];
+    for (const r of this.inFlight) {
+      if (r.families === names && r.from <= f && r.to >= t) {
+        this.joined++;
+        return r.read;
+      }
+    }
+    this.reads++;
+    const entry = { families: names, from: f, to: t, read: this.counts.read(families, f, t) };
+    this.inFlight.add(entry);
+    void entry.read.finally(() => this.inFlight.delete(entry)).catch(() => {});
+    return entry.read;
   }
 }

@@ -1,9 +1,10 @@
-// The caches of sealed market data on their own: uptime segments, window pieces, versions
+// The caches of sealed market data on their own: uptime segments, window pieces, hour blocks, versions
 // and the byte bound. Their use by the endpoints is tested in market.test.ts, against the
 // real stack.
 import { expect } from 'chai';
 import { UptimeCache, locate, withBuckets, type Segment } from '../../api/market-caches/uptime-cache.ts';
 import { PartialsCache } from '../../api/market-caches/window-partials.ts';
+import { blockOf, segmentsOf } from '../../api/market-caches/minute-blocks.ts';
 import { SeenBefore } from '../../api/market-caches/sealing.ts';
 
 const row = (s: string) => Buffer.from(s);
@@ -69,6 +70,51 @@ describe('window pieces cache', () => {
     expect(cache.bytes).to.equal(bytes);
     expect(cache.at('trade|hours|1|2', 6)).to.equal(undefined);
     expect(cache.at('trade|hours|1|2', 5)).to.equal(undefined); // dropped when found stale
+    expect(cache.bytes).to.equal(0);
+  });
+});
+
+describe('hour blocks', () => {
+  const H = Date.UTC(2026, 0, 7, 1);
+  const minute = (i: number, trades: number) => ({ exchange: 'x', pair: 'A/B', b: (H + i * 60_000) / 1000, trades, amount: trades, notional: trades, volume_usd: trades, usd_trades: trades });
+
+  it("split a window's minute pieces at hour starts, and merge any run of an hour's minutes as its minutes summed", () => {
+    expect(segmentsOf([{ table: 'minutes', from: H - 20 * 60_000, to: H + 5 * 60_000 }, { table: 'hours', from: H + 3_600_000, to: H + 7_200_000 }])).to.deep.equal([
+      { hour: H - 3_600_000, from: H - 20 * 60_000, to: H },
+      { hour: H, from: H, to: H + 5 * 60_000 },
+    ]);
+    // Minutes 0..59 with i + 1 trades, minute 7 without rows; a second pair without any.
+    const rows = Array.from({ length: 60 }, (_, i) => minute(i, i + 1)).filter((r) => r.trades !== 8);
+    const block = blockOf('trade', H, 3, ['x\u0000A/B', 'x\u0000C/D'], rows);
+    expect(block.pairs.get('x\u0000C/D')).to.equal(null);
+    const pair = block.pairs.get('x\u0000A/B')!;
+    const sum = (i: number, j: number) => rows.filter((r) => r.b >= (H + i * 60_000) / 1000 && r.b < (H + j * 60_000) / 1000).reduce((n, r) => n + r.trades, 0);
+    for (const [i, j] of [[0, 60], [0, 1], [0, 8], [7, 8], [8, 60], [59, 60], [3, 40], [10, 11]] as const) {
+      const got = pair.range(i, j) as unknown as { trades: number } | undefined;
+      expect(got?.trades ?? 0, `${i}-${j}`).to.equal(sum(i, j));
+    }
+    expect(pair.range(7, 8)).to.equal(undefined);
+    expect(block.version).to.equal(3);
+    expect(block.bytes).to.be.greaterThan(0);
+  });
+
+  it('add pairs computed at the same write count to a block, and start anew at another', () => {
+    const first = blockOf('trade', H, 3, ['x\u0000A/B'], [minute(0, 1)]);
+    const more = blockOf('trade', H, 3, ['x\u0000C/D'], [], first);
+    expect(more).to.equal(first);
+    expect([...more.pairs.keys()]).to.deep.equal(['x\u0000A/B', 'x\u0000C/D']);
+    const other = blockOf('trade', H, 4, ['x\u0000C/D'], [], first);
+    expect([...other.pairs.keys()]).to.deep.equal(['x\u0000C/D']);
+  });
+
+  it('are kept in the pieces cache by key and write count', () => {
+    const cache = new PartialsCache(1 << 20);
+    cache.putBlock('trade|block|1', blockOf('trade', H, 3, ['x\u0000A/B'], [minute(0, 1)]));
+    expect(cache.block('trade|block|1', 3)?.version).to.equal(3);
+    expect(cache.at('trade|block|1', 3)).to.equal(undefined); // not a piece
+    cache.putBlock('trade|block|1', blockOf('trade', H, 3, ['x\u0000A/B'], [minute(0, 1)]));
+    expect(cache.block('trade|block|1', 4)).to.equal(undefined);
+    expect(cache.block('trade|block|1')).to.equal(undefined); // dropped when found stale
     expect(cache.bytes).to.equal(0);
   });
 });

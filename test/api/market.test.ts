@@ -467,8 +467,9 @@ describe('market endpoints (/v2/metrics/*, /v2/leaderboard/)', function () {
       const end = Date.UTC(2026, 0, 7, 1, 43);
       const q = { pairs: [{ exchange: w.ex, pair: spot }, { exchange: w.ex, pair: perp }], interval: 'a' as const, zone: 'UTC', pieces: planBuckets('a', [[Date.UTC(2026, 0, 4, 22, 17, 30), end]], 'UTC').pieces };
       const cache = new PartialsCache(1 << 24);
-      // Now is 30 s after the window's end: the minutes of 01:00-01:43 are open, the rest sealed.
-      const partials = new WindowPartials(market, new WriteCounts(service.deps.ch), cache, { latenessMs: 30_000, now: () => end + 30_000 });
+      // Now is 30 s after the window's end: the minutes of 01:00-01:43 are open, the rest
+      // sealed. No hour blocks (more pairs than they serve): minutes are pieces too.
+      const partials = new WindowPartials(market, new WriteCounts(service.deps.ch), cache, { latenessMs: 30_000, now: () => end + 30_000 }, 0);
       const [book, trade, derivative] = await Promise.all([market.read('book', q), market.read('trade', q), market.read('derivative', q)]);
       const direct = { book, trade, derivative };
       expect(book.length).to.equal(2);
@@ -491,6 +492,55 @@ describe('market endpoints (/v2/metrics/*, /v2/leaderboard/)', function () {
       same(await partials.window(q2), { book: book2, trade: trade2, derivative: derivative2 }, 'another start');
       expect(cache.hits - hits).to.equal(3 * (q2.pieces.length - 2));
       expect(cache.size).to.equal(sealed);
+    });
+
+    it("hour blocks: a window's minutes are merged from the minutes of whole hours kept, which any other start or end within those hours reuses", async () => {
+      const { service } = testStack();
+      const market = new PartialsRepository(service.deps.ch);
+      const end = Date.UTC(2026, 0, 7, 1, 43);
+      const pairs = [{ exchange: w.ex, pair: spot }, { exchange: w.ex, pair: perp }];
+      const windowOf = (from: number, to: number) => ({ pairs, interval: 'a' as const, zone: 'UTC', pieces: planBuckets('a', [[from, to]], 'UTC').pieces });
+      const direct = async (q: ReturnType<typeof windowOf>) => {
+        const [book, trade, derivative] = await Promise.all([market.read('book', q), market.read('trade', q), market.read('derivative', q)]);
+        return { book, trade, derivative };
+      };
+      const cache = new PartialsCache(1 << 24);
+      // The clock 30 s after the end: the minutes of 01:00-01:43 are open, and come from
+      // the block of 01:00 all the same, kept at its hour's write count.
+      const partials = new WindowPartials(market, new WriteCounts(service.deps.ch), cache, { latenessMs: 30_000, now: () => end + 30_000 });
+      const q = windowOf(Date.UTC(2026, 0, 4, 22, 17, 30), end);
+      // Hour, day and hour pieces kept; the minute pieces' two hours (22:00 and 01:00) as blocks.
+      const entries = 3 * (q.pieces.filter((p) => p.table !== 'minutes').length + 2);
+      const want = await direct(q);
+      same(await partials.window(q), want, 'first');
+      expect([cache.misses, cache.size]).to.deep.equal([entries, 0]);
+      same(await partials.window(q), want, 'cold');
+      expect([cache.misses, cache.size]).to.deep.equal([2 * entries, entries]);
+      same(await partials.window(q), want, 'warm');
+      expect(cache.hits).to.equal(entries);
+      // Other starts and ends inside the same hours: nothing computed, the same answer as uncached.
+      for (const [from, to] of [
+        [Date.UTC(2026, 0, 4, 22, 47), end],
+        [Date.UTC(2026, 0, 4, 22, 0, 30), Date.UTC(2026, 0, 7, 1, 5, 10)],
+        [Date.UTC(2026, 0, 4, 22, 59, 59), Date.UTC(2026, 0, 7, 1, 0, 1)],
+      ]) {
+        const other = windowOf(from!, to!);
+        const [hits, misses] = [cache.hits, cache.misses];
+        same(await partials.window(other), await direct(other), `${new Date(from!).toISOString()}-${new Date(to!).toISOString()}`);
+        expect(cache.misses).to.equal(misses);
+        expect(cache.hits).to.be.greaterThan(hits);
+      }
+      // A window inside one hour: its minutes merged one by one from the block.
+      const inside = windowOf(Date.UTC(2026, 0, 7, 1, 10, 30), Date.UTC(2026, 0, 7, 1, 20));
+      const misses = cache.misses;
+      same(await partials.window(inside), await direct(inside), 'inside an hour');
+      expect(cache.misses).to.equal(misses);
+      expect(cache.size).to.equal(entries);
+      // Requests at the same time read the write counts once (the first one's days cover the others').
+      const reads = partials.counts.reads;
+      const answers = await Promise.all([q, inside, q, windowOf(Date.UTC(2026, 0, 5, 3), end)].map((x) => partials.window(x)));
+      expect(partials.counts.reads - reads).to.equal(1);
+      same(answers[2], want, 'at the same time');
     });
 
     it('computes a sealed bucket again once its hours are written again (a backfill of a quiet hour)', async () => {
