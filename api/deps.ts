@@ -57,7 +57,7 @@ export const DEFAULT_LIMITS: ThrottleLimits = {
 
 /** Everything the API needs, passed in: tests build their own. */
 export interface ApiDeps {
-  config: Pick<Config, 'host' | 'port' | 'webauthnRpId' | 'webauthnOrigin' | 'webauthnRpName' | 'latenessMs'> & Partial<Pick<Config, 'faults' | 'answerReuseMs'>>;
+  config: Pick<Config, 'host' | 'port' | 'webauthnRpId' | 'webauthnOrigin' | 'webauthnRpName' | 'latenessMs'> & Partial<Pick<Config, 'faults' | 'answerReuseMs' | 'windowBlockMaxPairs'>>;
   log: Logger;
   ch: ClickHouse;
   redis: Redis;

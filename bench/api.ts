@@ -47,6 +47,7 @@ import {
   positiveInt,
   printTable,
   say,
+  settle,
   sleep,
   startRun,
   until,
@@ -237,7 +238,7 @@ async function main(r: BenchRun): Promise<Figure[]> {
     loaded = await loadHistory(loader, loaders, world);
     if (KEEP_DATA) fs.writeFileSync(marker, JSON.stringify({ ...loaded, pairs: PAIRS, days: DAYS, at: new Date().toISOString() }));
   }
-  await settle(loader);
+  await settle(NAME, loader, SETTLE_S, ['book_minutes', 'book_hours', 'book_days', 'trade_minutes', 'trade_hours', 'trade_days', 'derivative_minutes', 'derivative_hours', 'derivative_days']);
   if (LOAD_ONLY) return [];
 
   const tokens: Record<QuerySpec['as'], string> = { staff: await login(service, world.staff), user: await login(service, world.user) };
@@ -504,27 +505,6 @@ async function loadHistory(ch: ClickHouse, conns: ClickHouse[], world: BenchWorl
   const loaded = { bookRows: await count('book_minutes'), tradeRows: await count('trade_minutes'), derivativeRows: await count('derivative_minutes'), ms };
   say(NAME, `loaded ${fmtInt(loaded.bookRows)} book, ${fmtInt(loaded.tradeRows)} trade and ${fmtInt(loaded.derivativeRows)} derivative minute rows in ${fmtMs(ms)}`);
   return loaded;
-}
-
-/** Waits (at most SETTLE_S) until no merge runs, as on a service that has been up a while. */
-async function settle(ch: ClickHouse): Promise<void> {
-  const t0 = performance.now();
-  let quiet = 0;
-  await until(
-    async () => {
-      const n = Number((await ch.query<{ n: number }>('SELECT count() AS n FROM system.merges'))[0]?.n ?? 0);
-      quiet = n === 0 ? quiet + 1 : 0;
-      return quiet >= 3;
-    },
-    SETTLE_S * 1000,
-    1000,
-  );
-  const parts = await ch.query<{ table: string; parts: number; rows: number; size: string }>(
-    `SELECT table, count() AS parts, sum(rows) AS rows, formatReadableSize(sum(bytes_on_disk)) AS size FROM system.parts
-     WHERE active AND database = currentDatabase() AND table IN {tables:Array(String)} GROUP BY table ORDER BY table`,
-    { tables: ['book_minutes', 'book_hours', 'book_days', 'trade_minutes', 'trade_hours', 'trade_days', 'derivative_minutes', 'derivative_hours', 'derivative_days'] },
-  );
-  say(NAME, `merges ${quiet >= 3 ? 'settled' : 'still running'} after ${fmtMs(performance.now() - t0)}; active parts: ${parts.map((p) => `${p.table} ${p.parts} (${p.size})`).join(', ')}`);
 }
 
 /** Book minute rows written so far. */

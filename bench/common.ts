@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Kafka } from 'kafkajs';
-import { embeddedStatementKiller } from '../lib/clickhouse.ts';
+import { embeddedStatementKiller, type ClickHouse } from '../lib/clickhouse.ts';
 import { loadConfig, type Config } from '../lib/config.ts';
 import { topicConfigs } from '../lib/kafka.ts';
 import { createLogger, type Logger } from '../lib/log.ts';
@@ -375,4 +375,28 @@ export async function until(fn: () => Promise<boolean>, timeoutMs: number, every
     if (Date.now() > end) return false;
     await sleep(everyMs);
   }
+}
+
+/**
+ * Waits (at most `maxSeconds`) until no merge has run for 3 s, as on a service that has
+ * been up a while, then says what the tables hold (active parts and bytes of `tables`).
+ */
+export async function settle(bench: string, ch: ClickHouse, maxSeconds: number, tables: string[]): Promise<void> {
+  const t0 = performance.now();
+  let quiet = 0;
+  await until(
+    async () => {
+      const n = Number((await ch.query<{ n: number }>('SELECT count() AS n FROM system.merges'))[0]?.n ?? 0);
+      quiet = n === 0 ? quiet + 1 : 0;
+      return quiet >= 3;
+    },
+    maxSeconds * 1000,
+    1000,
+  );
+  const parts = await ch.query<{ table: string; parts: number; size: string }>(
+    `SELECT table, count() AS parts, formatReadableSize(sum(bytes_on_disk)) AS size FROM system.parts
+     WHERE active AND database = currentDatabase() AND table IN {tables:Array(String)} GROUP BY table ORDER BY table`,
+    { tables },
+  );
+  say(bench, `merges ${quiet >= 3 ? 'settled' : 'still running'} after ${fmtMs(performance.now() - t0)}; active parts: ${parts.map((p) => `${p.table} ${p.parts} (${p.size})`).join(', ')}`);
 }

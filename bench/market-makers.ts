@@ -42,6 +42,7 @@ import { DERIVATIVES_GROUP } from '../processors/derivatives/processor.ts';
 import { OWN_ORDERS_GROUP } from '../processors/market-makers/own-orders.ts';
 import { FILLS_GROUP } from '../processors/market-makers/fills.ts';
 import { REPORTED_GROUP } from '../processors/reported/processor.ts';
+import { MM_FAMILIES } from '../domain/market/families/index.ts';
 import { API_CLICKHOUSE, startService, type Service } from '../ops/service.ts';
 import type { PushBenchResult } from './market-makers/push.ts';
 import { HttpClient } from './market-makers/http.ts';
@@ -58,6 +59,7 @@ import {
   positiveInt,
   printTable,
   say,
+  settle,
   startRun,
   until,
   type BenchRun,
@@ -255,7 +257,10 @@ async function main(r: BenchRun): Promise<Figure[]> {
   if (opt.only === 'push') return figures;
 
   const loaded = await history(loaders, world, config.dataDir);
-  await settle(bare);
+  await settle(NAME, bare, SETTLE_S, [
+    ...Object.values(MM_FAMILIES).flatMap((f) => Object.values(f.tables)),
+    ...['mm_reported', 'book_hours', 'book_days', 'trade_hours', 'trade_days'],
+  ]);
   figures.unshift({
     figure: 'history loaded',
     value: `${DAYS} days, ${MAKERS} market makers x ${world.pairs.length} pairs (${world.wallets.length} wallets): ${fmtInt(loaded.counts.hours)} hour, ${fmtInt(loaded.counts.days)} day and ${fmtInt(loaded.counts.minutes)} minute rows, ${fmtInt(loaded.counts.reported)} reported values${loaded.ms === undefined ? ' (reused)' : ` in ${fmtMs(loaded.ms)}`}`,
@@ -408,27 +413,6 @@ async function history(loaders: ClickHouse[], world: MmWorld, dataDir: string): 
   say(NAME, `loaded ${fmtInt(counts.hours)} hour, ${fmtInt(counts.days)} day, ${fmtInt(counts.minutes)} minute rows and ${fmtInt(counts.reported)} reported values in ${fmtMs(ms)}`);
   if (KEEP_DATA) fs.writeFileSync(file, JSON.stringify({ makers: MAKERS, pairs: PAIRS, days: DAYS, from, to, minuteHours: plan.minuteHours, now } satisfies Marker));
   return { counts, ms };
-}
-
-/** Waits (at most SETTLE_S) until no merge runs, as on a service that has been up a while. */
-async function settle(ch: ClickHouse): Promise<void> {
-  const t0 = performance.now();
-  let quiet = 0;
-  await until(
-    async () => {
-      const n = Number((await ch.query<{ n: number }>('SELECT count() AS n FROM system.merges'))[0]?.n ?? 0);
-      quiet = n === 0 ? quiet + 1 : 0;
-      return quiet >= 3;
-    },
-    SETTLE_S * 1000,
-    1000,
-  );
-  const parts = await ch.query<{ table: string; parts: number; size: string }>(
-    `SELECT table, count() AS parts, formatReadableSize(sum(bytes_on_disk)) AS size FROM system.parts
-     WHERE active AND database = currentDatabase() AND (table LIKE 'trusted_%' OR table IN ('mm_reported', 'book_hours', 'book_days', 'trade_hours', 'trade_days'))
-     GROUP BY table ORDER BY table`,
-  );
-  say(NAME, `merges ${quiet >= 3 ? 'settled' : 'still running'} after ${fmtMs(performance.now() - t0)}; active parts: ${parts.map((p) => `${p.table} ${p.parts} (${p.size})`).join(', ')}`);
 }
 
 // ---------------------------------------------------------------------------------------

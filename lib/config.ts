@@ -24,6 +24,8 @@ export interface Config {
   windowCacheBytes: number;
   /** How long a market answer is shared by identical requests (api/market-caches/recent-answers.ts), at most 1000; 0: never. */
   answerReuseMs: number;
+  /** Callers of at most this many pairs have a window's minutes answered from hour blocks (api/market-caches/minute-blocks.ts); 0 turns them off. */
+  windowBlockMaxPairs: number;
   /** Days minute rows are kept (a TTL; hours and days stay); 0 keeps them all. */
   minuteRetentionDays: number;
   /** Bot API token of the Telegram notifier; none turns notifications off. */
@@ -82,6 +84,7 @@ export function loadConfig(env: Env = process.env): Config {
     uptimeCacheBytes: read('UPTIME_CACHE_MB', 256, (raw) => parseInteger(raw, 0, 65_536)) * 2 ** 20,
     windowCacheBytes: read('WINDOW_CACHE_MB', 64, (raw) => parseInteger(raw, 0, 65_536)) * 2 ** 20,
     answerReuseMs: read('ANSWER_REUSE_MS', 1000, (raw) => parseInteger(raw, 0, 1000)),
+    windowBlockMaxPairs: read('WINDOW_BLOCK_MAX_PAIRS', 200, (raw) => parseInteger(raw, 0, 1_000_000)),
     minuteRetentionDays: read('MINUTE_RETENTION_DAYS', 0, (raw) => {
       const n = parseInteger(raw, 0, 36_600);
       // The 5-minute views read 31 days of minute rows (domain/market/repositories/retention.ts).

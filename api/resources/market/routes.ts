@@ -7,7 +7,7 @@ import { UptimeRepository } from '../../../domain/market/repositories/uptime.ts'
 import { WriteCounts } from '../../../domain/market/repositories/write-counts.ts';
 import { MAX_REUSE_MS, RecentAnswers } from '../../market-caches/recent-answers.ts';
 import { UptimeRows } from '../../market-caches/uptime-rows.ts';
-import { WindowPartials } from '../../market-caches/window-partials.ts';
+import { BLOCK_MAX_PAIRS, WindowPartials } from '../../market-caches/window-partials.ts';
 import type { ApiDeps } from '../../deps.ts';
 import { authenticate } from '../../http/auth.ts';
 import { badRequest } from '../../http/errors.ts';
@@ -28,7 +28,7 @@ export function marketRoutes(router: Router, deps: ApiDeps): void {
     deps,
     partials,
     uptime: uptimeRepo,
-    windowPartials: new WindowPartials(partials, writeCounts, deps.windowCache, sealing),
+    windowPartials: new WindowPartials(partials, writeCounts, deps.windowCache, sealing, deps.config.windowBlockMaxPairs ?? BLOCK_MAX_PAIRS),
     uptimeRows: new UptimeRows(uptimeRepo, writeCounts, deps.uptimeCache, sealing),
     scopes: new CallerScopes(deps),
   };
