@@ -84,7 +84,7 @@ export function loadConfig(env: Env = process.env): Config {
     uptimeCacheBytes: read('UPTIME_CACHE_MB', 256, (raw) => parseInteger(raw, 0, 65_536)) * 2 ** 20,
     windowCacheBytes: read('WINDOW_CACHE_MB', 64, (raw) => parseInteger(raw, 0, 65_536)) * 2 ** 20,
     answerReuseMs: read('ANSWER_REUSE_MS', 1000, (raw) => parseInteger(raw, 0, 1000)),
-    windowBlockMaxPairs: read('WINDOW_BLOCK_MAX_PAIRS', 200, (raw) => parseInteger(raw, 0, 1_000_000)),
+    windowBlockMaxPairs: read('WINDOW_BLOCK_MAX_PAIRS', 50, (raw) => parseInteger(raw, 0, 1_000_000)),
     minuteRetentionDays: read('MINUTE_RETENTION_DAYS', 0, (raw) => {
       const n = parseInteger(raw, 0, 36_600);
       // The 5-minute views read 31 days of minute rows (domain/market/repositories/retention.ts).

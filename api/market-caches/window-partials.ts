@@ -88,11 +88,14 @@ const NAMES = Object.keys(FAMILIES) as FamilyName[];
 
 /**
  * Callers of at most this many pairs have their windows' minutes answered from hour blocks
- * (minute-blocks.ts). A block is computed again after every write into its hour, and the
- * open hour is written every minute: for more pairs that costs more than computing each
- * request's open minutes in one aggregate, as larger callers (staff over every pair) do.
+ * (minute-blocks.ts), by default. A block is computed again after every write into its
+ * hour, and the open hour is written every minute; and it holds 60 partials a pair (a book
+ * minute's about 1.3 KB, with its running merges up to three times that): a window's two
+ * hours of 50 pairs' books take about 23 MB of the 64 MB cache. For more pairs, computing
+ * each request's open minutes in one aggregate costs less, as larger callers (staff over
+ * every pair) do.
  */
-export const BLOCK_MAX_PAIRS = 200;
+export const BLOCK_MAX_PAIRS = 50;
 
 export class WindowPartials {
   /** Write counts, read once for the requests that ask at the same time. */
