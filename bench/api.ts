@@ -607,7 +607,18 @@ class HttpClient {
  */
 async function runClient(): Promise<void> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
-  const send = (m: HttpRequest) =>
+  // A kept-alive socket the server closed while it was idle (its keep-alive timeout, 5 s,
+  // passes between two slow series' requests) fails as the request is written on it: that
+  // request is sent again on a new socket, as HTTP clients do (it never reached the service).
+  const send = async (m: HttpRequest) => {
+    try {
+      return await sendOnce(m);
+    } catch (e) {
+      if ((e as { reusedSocket?: boolean }).reusedSocket) return sendOnce(m);
+      throw e;
+    }
+  };
+  const sendOnce = (m: HttpRequest) =>
     new Promise<{ ms: number; status: number; parts: Buffer[] }>((resolve, reject) => {
       const t = performance.now();
       const req = http.request(
@@ -621,7 +632,7 @@ async function runClient(): Promise<void> {
           res.on('error', reject);
         },
       );
-      req.on('error', reject);
+      req.on('error', (e: NodeJS.ErrnoException) => reject(Object.assign(e, { reusedSocket: req.reusedSocket && e.code === 'ECONNRESET' })));
       req.end(m.body);
     });
   await new Promise<void>((resolve) => {
