@@ -316,20 +316,24 @@ interface FeedSpec {
 /**
  * The producer, in a process of its own (this script again, with BENCH_FEED set), as an
  * exchange connector would be: a slow API response in the service's process must not
- * slow the feed down, only the service.
+ * slow the feed down, only the service. Its spec is sent once it says it is ready: in
+ * the environment, 3,000 pairs passed the kernel's bound on one variable (spawn E2BIG).
  */
 async function startFeed(config: Config, world: BenchWorld, intervalMs: number): Promise<Feed> {
   const spec: FeedSpec = { brokers: config.kafkaBrokers, topicPrefix: config.topicPrefix, pairs: world.fixture.pairs ?? [], intervalMs };
-  const child = fork(fileURLToPath(import.meta.url), [], { env: { ...process.env, BENCH_FEED: JSON.stringify(spec) }, stdio: 'inherit' });
+  const child = fork(fileURLToPath(import.meta.url), [], { env: { ...process.env, BENCH_FEED: '1' }, stdio: 'inherit' });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   let sent = 0;
   let skipped = 0;
-  child.on('message', (m: { sent: number; skipped: number }) => {
-    sent = m.sent;
-    skipped = m.skipped;
-  });
   await new Promise<void>((resolve, reject) => {
-    child.once('message', () => resolve());
+    child.once('message', () => {
+      child.send(spec);
+      child.on('message', (m: { sent: number; skipped: number }) => {
+        sent = m.sent;
+        skipped = m.skipped;
+        resolve();
+      });
+    });
     child.once('exit', (code) => reject(new Error(`the feed process exited (${code}) before sending`)));
   });
   let stopped = false;
@@ -783,7 +787,9 @@ function figuresOf(
 
 // Last, so every constant above is initialised before the run starts.
 if (process.env.BENCH_FEED) {
-  await runFeed(JSON.parse(process.env.BENCH_FEED) as FeedSpec);
+  const spec = new Promise<FeedSpec>((resolve) => process.once('message', (m) => resolve(m as FeedSpec)));
+  process.send?.('ready');
+  await runFeed(await spec);
   process.exit(0);
 }
 if (process.env.BENCH_CLIENT) {
