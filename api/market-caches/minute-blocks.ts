@@ -9,6 +9,7 @@
 // (window-partials.ts): a write into the hour makes it be computed again.
 import { mergePartials, partialBytes } from '../../domain/market/families/family.ts';
 import { FAMILIES, type FamilyName, type PartialKey } from '../../domain/market/families/index.ts';
+import { pairKey } from './sealing.ts';
 
 const MIN = 60_000;
 const HOUR = 3_600_000;
@@ -86,7 +87,7 @@ export function blockOf(family: FamilyName, hour: number, version: number, pairK
   const block: Block = into && into.version === version ? into : { version, pairs: new Map(), bytes: 0 };
   const byPair = new Map<string, (PartialKey | undefined)[]>();
   for (const r of rows) {
-    const key = `${r.exchange}\u0000${r.pair}`;
+    const key = pairKey(r);
     let minutes = byPair.get(key);
     if (!minutes) byPair.set(key, (minutes = new Array<PartialKey | undefined>(PER_HOUR)));
     minutes[(r.b * 1000 - hour) / MIN] = r;

@@ -7,6 +7,9 @@ const MIN = 60_000;
 const HOUR = 3_600_000;
 const DAY = 86_400_000;
 
+/** How the caches key a pair's rows: exchange and pair, joined by a character neither holds. */
+export const pairKey = (p: { exchange: string; pair: string }): string => `${p.exchange}\u0000${p.pair}`;
+
 export interface SealingOptions {
   /** How long after its end a minute may still be written: the processors' lateness. */
   latenessMs: number;

@@ -14,9 +14,11 @@ import type { MarketQuery } from '../../domain/market/repositories/stored-rows.t
 import type { WriteCounts } from '../../domain/market/repositories/write-counts.ts';
 import type { Piece } from '../../domain/market/window.ts';
 import { blockOf, minuteIndex, segmentsOf, type Block } from './minute-blocks.ts';
-import { ByteLru, SharedWriteCounts, sealedBefore, writesIn, type SealingOptions } from './sealing.ts';
+import { ByteLru, SharedWriteCounts, pairKey, sealedBefore, writesIn, type SealingOptions } from './sealing.ts';
 
 const HOUR = 3_600_000;
+
+const blockKey = (family: FamilyName, hour: number) => `${family}|block|${hour}`;
 
 /** Each family's partials over the window, one per pair with data. */
 export type WindowPartialsResult = { [F in FamilyName]: Partials[F][] };
@@ -125,9 +127,8 @@ export class WindowPartials {
     const hours = [...new Set(segments.map((x) => x.hour))];
     const kept = pieces.filter((p) => p.to <= sealed);
     const open = pieces.filter((p) => p.to > sealed);
-    const keys = q.pairs.map((p) => `${p.exchange}\u0000${p.pair}`);
+    const keys = q.pairs.map(pairKey);
     const pieceKey = (family: FamilyName, p: Piece) => `${family}|${p.table}|${p.from}|${p.to}`;
-    const blockKey = (family: FamilyName, hour: number) => `${family}|block|${hour}`;
     const covers = (rows: Map<string, unknown>) => keys.every((k) => rows.has(k));
     /** A kept piece's partials for every pair asked, at `version` (or at any, to guess). */
     const lookup = (family: FamilyName, p: Piece, version?: number) => {
@@ -166,6 +167,7 @@ export class WindowPartials {
         const missing = kept.map((_, i) => i).filter((i) => !found[i]);
         const blocks = await Promise.all(hours.map((h, i) => (admitHour[fi]![i] ? this.block(family, q, h, writes![family].get(h) ?? 0) : undefined)));
         this.cache.hits += kept.length - missing.length;
+        const blockOfSegment = segments.map((x) => blocks[hours.indexOf(x.hour)]);
         // Blocks count their own hits and misses; an hour not admitted is a miss.
         this.cache.misses += missing.length + blocks.filter((b) => !b).length;
         // A missing piece asked for before is computed on its own and kept; one asked for
@@ -175,7 +177,7 @@ export class WindowPartials {
         const rest = [
           ...(opened ? [] : open),
           ...missing.filter((i) => !admitted.includes(i)).map((i) => kept[i]!),
-          ...segments.filter((x) => !blocks[hours.indexOf(x.hour)]).map((x): Piece => ({ table: 'minutes', from: x.from, to: x.to })),
+          ...segments.filter((_, i) => !blockOfSegment[i]).map((x): Piece => ({ table: 'minutes', from: x.from, to: x.to })),
         ];
         const computed = await this.compute(family, q, [rest, ...admitted.map((i) => [kept[i]!])]);
         admitted.forEach((i, m) => {
@@ -186,10 +188,10 @@ export class WindowPartials {
         q.pairs.forEach((pair, p) => {
           let acc = mergePartials(FAMILIES[family], opened?.[fi]![0]![p], computed[0]![p]);
           for (const rows of found) if (rows) acc = mergePartials(FAMILIES[family], acc, rows.get(keys[p]!) ?? undefined);
-          for (const x of segments) {
-            const minutes = blocks[hours.indexOf(x.hour)]?.pairs.get(keys[p]!);
+          segments.forEach((x, i) => {
+            const minutes = blockOfSegment[i]?.pairs.get(keys[p]!);
             if (minutes) acc = mergePartials(FAMILIES[family], acc, minutes.range(...minuteIndex(x)));
-          }
+          });
           if (acc) out.push({ ...acc, exchange: pair.exchange, pair: pair.pair, b: 0 });
         });
         return out;
@@ -204,10 +206,10 @@ export class WindowPartials {
    * and finds its pairs there when it asked for the same ones.
    */
   private async block(family: FamilyName, q: MarketQuery, hour: number, version: number): Promise<Block> {
-    const key = `${family}|block|${hour}`;
+    const key = blockKey(family, hour);
     for (let running = this.computing.get(key); running; running = this.computing.get(key)) await running.catch(() => {});
     const kept = this.cache.block(key, version);
-    const lacking = kept ? q.pairs.filter((p) => !kept.pairs.has(`${p.exchange}\u0000${p.pair}`)) : q.pairs;
+    const lacking = kept ? q.pairs.filter((p) => !kept.pairs.has(pairKey(p))) : q.pairs;
     if (kept && lacking.length === 0) {
       this.cache.hits++;
       return kept;
@@ -215,7 +217,7 @@ export class WindowPartials {
     this.cache.misses++;
     const work = this.partials
       .read(family, { pairs: lacking, interval: '1m', zone: 'UTC', pieces: [{ table: 'minutes', from: hour, to: hour + HOUR }] })
-      .then((rows) => blockOf(family, hour, version, lacking.map((p) => `${p.exchange}\u0000${p.pair}`), rows, kept));
+      .then((rows) => blockOf(family, hour, version, lacking.map(pairKey), rows, kept));
     this.computing.set(key, work);
     try {
       const block = await work;
@@ -236,12 +238,12 @@ export class WindowPartials {
     const out = groups.map(() => new Array<PartialKey | undefined>(q.pairs.length));
     const pieces = groups.flatMap((g, bucket) => g.map((p) => ({ ...p, bucket })));
     if (pieces.length === 0) return out;
-    const index = new Map(q.pairs.map((p, i) => [`${p.exchange}\u0000${p.pair}`, i]));
+    const index = new Map(q.pairs.map((p, i) => [pairKey(p), i]));
     // Interval `c` groups by the bucket index each piece carries: here, its group's; `a`,
     // when all are in the first group, spares the engine finding each row's bucket.
     const interval = pieces.every((p) => p.bucket === 0) ? 'a' : 'c';
     const rows: PartialKey[] = await this.partials.read(family, { pairs: q.pairs, interval, zone: q.zone, pieces });
-    for (const r of rows) out[r.b]![index.get(`${r.exchange}\u0000${r.pair}`)!] = r;
+    for (const r of rows) out[r.b]![index.get(pairKey(r))!] = r;
     return out;
   }
 }
