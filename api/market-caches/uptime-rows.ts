@@ -16,7 +16,7 @@
 // A write into an hour after its count was read raises the count, so the next request
 // computes the bucket again: rows are never older than the writes counted before them.
 // `a` (one row per pair over the whole window) and `c` are computed whole each time, as are
-// answers too large to keep (MAX_CACHED_ROWS) and views asked for the first time.
+// answers too large to keep (maxCachedRows: a third of the cache) and views asked for the first time.
 import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { levelName, type FixedInterval } from '../../domain/market/facts.ts';
@@ -42,8 +42,14 @@ const SHORTEST_MS: Record<FixedInterval, number> = {
   '1M': 28 * 23 * HOUR,
 };
 
-/** Answers with more rows than this (about 90 MB of spread uptime) are computed, not kept. */
-export const MAX_CACHED_ROWS = 200_000;
+/** What a kept spread uptime row takes in a segment (25 levels: about 450 bytes of JSON). */
+const ROW_BYTES = 450;
+
+/**
+ * The most rows of an answer that is kept: a third of the cache, so one view cannot push
+ * out every other (200,000 rows at the default 256 MiB). Larger answers are computed whole.
+ */
+export const maxCachedRows = (cacheBytes: number): number => Math.floor(cacheBytes / 3 / ROW_BYTES);
 
 /** Rows computed now: by bucket start (epoch ms), the row of each pair (by index), without separator. */
 type Computed = Map<number, (Buffer | undefined)[]>;
@@ -61,7 +67,7 @@ export class UptimeRows {
     const { interval, ranges } = q.window;
     if (!this.cache.enabled || interval === 'a' || interval === 'c' || q.pairs.length === 0 || ranges.length === 0) return this.uptime.json(q);
     const span = spanOf(q.window);
-    if (q.pairs.length * Math.ceil(span / SHORTEST_MS[interval] + 1) > MAX_CACHED_ROWS) return this.uptime.json(q);
+    if (q.pairs.length * Math.ceil(span / SHORTEST_MS[interval] + 1) > maxCachedRows(this.cache.maxBytes)) return this.uptime.json(q);
     const buckets = bucketsOf(interval, ranges, q.window.zone);
     if (buckets.length === 0) return '[]';
 

@@ -11,6 +11,7 @@ import { PartialsRepository } from '../../domain/market/repositories/partials.ts
 import { WriteCounts } from '../../domain/market/repositories/write-counts.ts';
 import { planBuckets } from '../../domain/market/window.ts';
 import { PartialsCache, WindowPartials } from '../../api/market-caches/window-partials.ts';
+import { maxCachedRows } from '../../api/market-caches/uptime-rows.ts';
 
 const D0 = Date.UTC(2026, 0, 4, 22, 0);
 const D1 = Date.UTC(2026, 0, 7, 2, 0);
@@ -426,6 +427,32 @@ describe('market endpoints (/v2/metrics/*, /v2/leaderboard/)', function () {
       expect(status.bucket_hits).to.be.greaterThan(0);
       const windows = (await call('GET', '/v1/admin/status/', { token: staff })).body.window_cache;
       expect(windows).to.include({ enabled: true, bytes: testStack().service.deps.windowCache.bytes });
+    });
+
+    it('a view of more rows than a third of the cache holds is answered whole and not kept', async () => {
+      const span = `time_start=${new Date(Date.UTC(2026, 0, 4, 22, 17, 30)).toISOString()}&time_end=${new Date(Date.UTC(2026, 0, 7, 1, 43)).toISOString()}`;
+      const path = `/v2/metrics/uptime/spread/?assets=${w.asset},${w.asset}_PERP&interval=1h&${span}`;
+      const limit = cache().maxBytes;
+      const rows = (await call('GET', path, { token })).body.length as number;
+      expect(rows).to.be.greaterThan(10);
+      // The largest power-of-two size whose bound is under the view's rows: still ample for its segments.
+      let bytes = 64 * 2 ** 20;
+      while (maxCachedRows(bytes) >= rows) bytes /= 2;
+      expect(bytes).to.be.greaterThan(rows * 450);
+      cache().maxBytes = bytes;
+      cache().clear();
+      try {
+        const answers = [];
+        for (let i = 0; i < 3; i++) answers.push(await call('GET', path, { token }));
+        expect(cache().size).to.equal(0);
+        for (const a of answers) expect(a.text).to.equal(answers[0]!.text);
+      } finally {
+        cache().maxBytes = limit;
+      }
+      // The same view with the cache at its size is kept from its second request on.
+      cache().clear();
+      for (let i = 0; i < 2; i++) await call('GET', path, { token });
+      expect(cache().size).to.be.greaterThan(0);
     });
 
     it('summary and leaderboard: the sealed pieces of a window kept give the uncached answer', async () => {
