@@ -9,7 +9,8 @@ import diagnostics from 'node:diagnostics_channel';
 import fs from 'node:fs';
 import type { ClientRequest, IncomingMessage } from 'node:http';
 import path from 'node:path';
-import type { Readable } from 'node:stream';
+import { Readable } from 'node:stream';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Config } from './config.ts';
 import { createLogger, type Logger } from './log.ts';
 
@@ -184,6 +185,27 @@ function watchStatuses(): void {
 }
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** Rows an insert encodes as JSON between two turns of the event loop. */
+const ENCODE_SLICE_ROWS = 200;
+
+/**
+ * The rows to insert, as a stream that lets the event loop run between slices when there
+ * are many: the client encodes an array in one go, and a flush of every pair's minute at
+ * thousands of pairs held the loop (API requests and the consumers with it) for longer
+ * than a request takes (docs/benchmarks.md, "Encoding inserts in slices").
+ */
+function insertValues<T extends object>(rows: T[]): T[] | Readable {
+  if (rows.length <= ENCODE_SLICE_ROWS) return rows;
+  return Readable.from(
+    (async function* () {
+      for (let i = 0; i < rows.length; i += ENCODE_SLICE_ROWS) {
+        if (i > 0) await nextTurn();
+        yield* rows.slice(i, i + ENCODE_SLICE_ROWS);
+      }
+    })(),
+  );
+}
 
 /**
  * jsonArray's output: ClickHouse's Template format, one row template naming every key,
@@ -415,7 +437,7 @@ export function openClickHouse(config: Pick<Config, 'clickhouseUrl' | 'clickhous
           // ...and keep the materialized views fed by this table from counting it twice.
           deduplicate_blocks_in_dependent_materialized_views: opts.dedupToken ? 1 : 0,
         };
-        await onClient((client) => client.insert({ table, values: rows, format: 'JSONEachRow', query_id, clickhouse_settings }));
+        await onClient((client) => client.insert({ table, values: insertValues(rows), format: 'JSONEachRow', query_id, clickhouse_settings }));
       }),
     cancel: async (withinMs = 5000) => {
       stopping = true;

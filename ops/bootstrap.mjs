@@ -22,6 +22,7 @@ const COMMANDS = {
   'bench:targets': ['bench/targets.ts'],
   'bench:market-makers': ['bench/market-makers.ts'],
   'bench:load': ['bench/load.ts'],
+  'bench:insert': ['bench/insert-encoding.ts'],
 };
 
 function has(cmd) {

@@ -162,6 +162,15 @@ describe('ClickHouse gateway retries (lib/clickhouse.ts)', () => {
     expect(e.message).to.match(/after 1 attempt:/);
   });
 
+  it('sends many rows, encoded in slices, as the JSON lines of the rows in order, and the same again on a retry', async () => {
+    const rows = Array.from({ length: 1001 }, (_, i) => ({ a: i, s: `row "${i}"\n`, x: [i / 3, null] }));
+    const { ch, seen } = await serve(hangUp, ok());
+    await ch.insert('t', rows, { dedupToken: 'tok-2' });
+    expect(seen).to.have.length(2);
+    expect(seen[0]!.body).to.equal(rows.map((r) => `${JSON.stringify(r)}\n`).join(''));
+    expect(seen[1]!.body).to.equal(seen[0]!.body);
+  });
+
   it('retries a command only when it is marked idempotent', async () => {
     const marked = await serve(proxy(503), ok());
     await marked.ch.command('INSERT INTO h SELECT 1', {}, { idempotent: true });
