@@ -69,6 +69,8 @@ export interface ApiDeps {
    * of this process: lib/shared-reads.ts. A fixture load through this process drops them.
    */
   activeUsers: SharedReads<number, User | undefined>;
+  /** Users' active memberships (organization slugs), shared likewise and dropped by the same loads. */
+  memberships: SharedReads<number, readonly string[]>;
   reference: ReferenceRepository;
   /** Assets, exchanges and pairs as market requests read them (shared, refreshed often). */
   referenceLists: ReferenceSnapshot;

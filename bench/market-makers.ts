@@ -5,7 +5,7 @@
 // world of 20 market makers on 50 pairs (bench/market-makers/world.ts) through the fixture
 // loader, and times:
 // * the push: N requests of 1,000 items as a market maker's member (benchPush), in items
-//   accepted per second;
+//   accepted per second, after a few untimed ones (a running service's code is compiled);
 // * after writing 30 days of market, trusted and reported history straight into
 //   ClickHouse (bench/market-makers/load.ts), summary, reconciliation, trusted depth and
 //   reported volume as staff and as the project's member, repeated and first asked, over
@@ -24,7 +24,7 @@ import { TupleParam, type ClickHouseSettings } from '@clickhouse/client';
 import { openClickHouse, type ClickHouse, type Params } from '../lib/clickhouse.ts';
 import { createKafka } from '../lib/kafka.ts';
 import { deleteSubjects } from '../lib/schema-registry.ts';
-import { INTERVALS } from '../domain/market/facts.ts';
+import { INTERVALS, MM_METRICS } from '../domain/market/facts.ts';
 import { lookbackRange } from '../domain/market/window.ts';
 import { PartialsRepository } from '../domain/market/repositories/partials.ts';
 import { MarketMakerMetrics } from '../domain/market-makers/metrics.ts';
@@ -44,7 +44,7 @@ import { FILLS_GROUP } from '../processors/market-makers/fills.ts';
 import { REPORTED_GROUP } from '../processors/reported/processor.ts';
 import { MM_FAMILIES } from '../domain/market/families/index.ts';
 import { API_CLICKHOUSE, startService, type Service } from '../ops/service.ts';
-import type { PushBenchResult } from './market-makers/push.ts';
+import { FIVE_MINUTES, type PushBenchResult } from './market-makers/push.ts';
 import { HttpClient } from './market-makers/http.ts';
 import { describeProfile, profiled } from './market-makers/profile.ts';
 import { countRows, loadHistory, type LoadCounts, type LoadPlan } from './market-makers/load.ts';
@@ -76,7 +76,8 @@ const opt = flags(
     requests: { default: '30', help: 'timed requests (and bare runs) per series' },
     warmup: { default: '2', help: 'untimed requests (and bare runs) before each series' },
     'series-seconds': { default: '45', help: 'most seconds per timed series (fewer requests when a query is slow; at least 5)' },
-    'push-requests': { default: '50', help: 'push requests (0 skips the push)' },
+    'push-requests': { default: '200', help: 'push requests (0 skips the push)' },
+    'push-warmup': { default: '20', help: 'untimed push requests before them (to earlier buckets), as a running service has had' },
     'push-items': { default: '1000', help: 'items per push request' },
     'push-concurrency': { default: '4', help: 'push requests in flight at once' },
     'breakdown-runs': { default: '10', help: 'runs of the in-process breakdown of summary and reconciliation (0 skips it)' },
@@ -99,6 +100,7 @@ const WARMUP = Number(opt.warmup);
 const SERIES_MS = positiveInt('series-seconds', opt['series-seconds']) * 1000;
 const MIN_REQUESTS = Math.min(5, REQUESTS);
 const PUSH_REQUESTS = Number(opt['push-requests']);
+const PUSH_WARMUP = Number(opt['push-warmup']);
 const PUSH_ITEMS = positiveInt('push-items', opt['push-items']);
 const PUSH_CONCURRENCY = positiveInt('push-concurrency', opt['push-concurrency']);
 const BREAKDOWN_RUNS = Number(opt['breakdown-runs']);
@@ -314,9 +316,17 @@ async function main(r: BenchRun): Promise<Figure[]> {
 async function push(service: Service, client: HttpClient, ch: ClickHouse, token: string): Promise<Figure[]> {
   say(NAME, `push: ${PUSH_REQUESTS} requests of ${fmtInt(PUSH_ITEMS)} items, ${PUSH_CONCURRENCY} at a time, as a market maker's member...`);
   // From the client process: building and sending the requests is not the service's work.
-  const run = (requests: number) => client.push({ url: service.api.url, token, requests, itemsPerRequest: PUSH_ITEMS, concurrency: PUSH_CONCURRENCY });
+  const run = (requests: number, base?: number) => client.push({ url: service.api.url, token, requests, itemsPerRequest: PUSH_ITEMS, concurrency: PUSH_CONCURRENCY, base });
+  // The timed requests' buckets go back from an hour ago; the warm-up's lie before them, so every timed item is a new key.
+  const base = Math.floor((Date.now() - 3_600_000) / FIVE_MINUTES) * FIVE_MINUTES;
+  if (PUSH_WARMUP > 0) {
+    const buckets = Math.ceil((PUSH_REQUESTS * PUSH_ITEMS) / MM_METRICS.length) + 1;
+    say(NAME, `  warm-up: ${PUSH_WARMUP} requests, untimed...`);
+    const warmSince = Date.now();
+    await writtenAfter(ch, await run(PUSH_WARMUP, base - buckets * FIVE_MINUTES), warmSince);
+  }
   const since = Date.now();
-  const p: PushBenchResult = await run(PUSH_REQUESTS);
+  const p: PushBenchResult = await run(PUSH_REQUESTS, base);
   say(NAME, `  ${fmtInt(p.items)} items accepted in ${p.seconds.toFixed(2)} s: ${fmtInt(p.itemsPerSecond)} items/s; request p50 ${fmtMs(p.p50Ms)}, p95 ${fmtMs(p.p95Ms)}`);
   const lag = await writtenAfter(ch, p, since);
   const figures: Figure[] = [

@@ -148,6 +148,7 @@ export async function startService(config: Config, log: Logger, opts: ServiceOpt
     const user = await users.byId(id);
     return user && withoutHash(user);
   }, { ...SHARED_READS, maxEntries: 10_000 });
+  const memberships = new SharedReads((id: number) => users.memberships(id), { ...SHARED_READS, maxEntries: 10_000 });
   // Fixture loads run one at a time: user ids are allocated as max(id) + 1.
   let fixtureChain: Promise<unknown> = Promise.resolve();
   const deps: ApiDeps = {
@@ -159,6 +160,7 @@ export async function startService(config: Config, log: Logger, opts: ServiceOpt
     throttle: new Throttle(redis),
     users,
     activeUsers,
+    memberships,
     reference,
     referenceLists,
     orderBookMinutes: new OrderBookMinuteRepository(apiCh),
@@ -179,6 +181,7 @@ export async function startService(config: Config, log: Logger, opts: ServiceOpt
         const summary = await loadFixture(data, { reference, users });
         referenceLists.invalidate();
         activeUsers.invalidate();
+        memberships.invalidate();
         await Promise.all([known.refresh(), wallets.refresh()]);
         return summary;
       });

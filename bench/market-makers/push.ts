@@ -7,7 +7,7 @@ import { MM_METRICS } from '../../domain/market/facts.ts';
 import { percentile } from '../common.ts';
 
 const PATH = '/v2/organizations/reported-metrics/';
-const FIVE_MINUTES = 300_000;
+export const FIVE_MINUTES = 300_000;
 
 export interface PushTarget {
   organization: string;
@@ -28,6 +28,8 @@ export interface PushBenchOptions {
   concurrency?: number;
   /** Where to push; by default the caller's first market-maker organization with a covered pair (GET /v1/organizations/). */
   target?: PushTarget;
+  /** The latest 5-minute bucket pushed (epoch ms, aligned); by default the one an hour back. Items go back from it. */
+  base?: number;
 }
 
 export interface PushBenchResult {
@@ -75,7 +77,7 @@ export async function benchPush(opts: PushBenchOptions): Promise<PushBenchResult
   const concurrency = Math.max(1, opts.concurrency ?? 4);
   const target = opts.target ?? (await findTarget(opts.url, opts.token));
   // A bucket an hour back: every item is in the past however long the run takes.
-  const base = Math.floor((Date.now() - 3_600_000) / FIVE_MINUTES) * FIVE_MINUTES;
+  const base = opts.base ?? Math.floor((Date.now() - 3_600_000) / FIVE_MINUTES) * FIVE_MINUTES;
   // Bodies built before the clock starts: the figure is the service's, not JSON.stringify's.
   const bodies = Array.from({ length: opts.requests }, (_, r) => JSON.stringify(itemsOf(target, r, n, base)));
   const times: number[] = [];

@@ -1,9 +1,9 @@
 // Who sees and who changes which loans (addendum section 7): members of the lender manage
 // its loans; members of the market maker read the loans made to it and nothing else;
 // staff everything. A loan a caller may not see is answered as unknown (404).
-import type { User, UserRepository } from '../accounts/users.ts';
-import type { Organization, ReferenceRepository, ReferenceSnapshot } from '../reference/repository.ts';
-import { organizationsOf } from '../reference/visibility.ts';
+import type { User } from '../accounts/users.ts';
+import type { Organization } from '../reference/repository.ts';
+import { organizationsOf, type VisibilitySource } from '../reference/visibility.ts';
 
 type Parties = { organization: string; market_maker: string };
 
@@ -17,7 +17,7 @@ export interface LoanAccess {
   canManage(l: Parties): boolean;
 }
 
-export async function loanAccess(src: { reference: ReferenceRepository; referenceLists: ReferenceSnapshot; users: UserRepository }, user: User): Promise<LoanAccess> {
+export async function loanAccess(src: VisibilitySource, user: User): Promise<LoanAccess> {
   const [mine, { assets }] = await Promise.all([organizationsOf(src, user), src.referenceLists.lists()]);
   const organizations = new Map(mine.map((o) => [o.slug, o]));
   const projects = new Set(mine.filter((o) => o.kind === 'project').map((o) => o.slug));

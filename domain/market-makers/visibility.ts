@@ -2,9 +2,9 @@
 // market maker its own organization's, on the assets it covers; a member of a project
 // every market maker's on the assets the project owns; staff everyone's. The answer is a
 // set of (market maker, asset); the endpoints read nothing outside it.
-import type { User, UserRepository } from '../accounts/users.ts';
-import type { Organization, ReferenceRepository, ReferenceSnapshot } from '../reference/repository.ts';
-import { organizationsOf, scopeOf } from '../reference/visibility.ts';
+import type { User } from '../accounts/users.ts';
+import type { Organization } from '../reference/repository.ts';
+import { organizationsOf, scopeOf, type VisibilitySource } from '../reference/visibility.ts';
 
 export interface MarketMakerView {
   /** Market maker slug -> the assets whose values the caller sees. */
@@ -18,10 +18,10 @@ export interface MarketMakerView {
 }
 
 export async function marketMakerView(
-  src: { reference: ReferenceRepository; referenceLists: ReferenceSnapshot; users: UserRepository },
+  src: VisibilitySource,
   user: User,
 ): Promise<MarketMakerView> {
-  const [{ assets, exchanges, pairs }, all, mine] = await Promise.all([src.referenceLists.lists(), src.reference.organizations(), organizationsOf(src, user)]);
+  const [{ assets, exchanges, pairs, organizations: all, coverage }, mine] = await Promise.all([src.referenceLists.lists(), organizationsOf(src, user)]);
   const makers = new Map(all.filter((o) => o.kind === 'market_maker').map((o) => [o.slug, o]));
   const visible = new Map<string, Set<string>>();
   const add = (maker: string, symbols: Iterable<string>) => {
@@ -35,7 +35,6 @@ export async function marketMakerView(
     // Staff may narrow to any project: its slug keeps the values on the assets it owns.
     for (const org of mine) if (org.kind === 'project') owned.set(org.slug, new Set(assets.filter((a) => a.owner === org.slug).map((a) => a.symbol)));
   } else {
-    const coverage = await src.reference.coverage(mine.filter((o) => o.kind === 'market_maker').map((o) => o.slug));
     for (const org of mine) {
       if (org.kind === 'market_maker') {
         add(org.slug, scopeOf(org, { assets, exchanges, pairs, coverage }).assets.map((a) => a.symbol));

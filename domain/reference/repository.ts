@@ -82,11 +82,15 @@ export interface ReferenceLists {
   assets: readonly Asset[];
   exchanges: readonly Exchange[];
   pairs: readonly Pair[];
+  /** Every organization, by slug. */
+  organizations: readonly Organization[];
+  /** Every coverage row, by organization and asset. */
+  coverage: readonly Coverage[];
 }
 
 /**
- * The reference lists every market request reads (assets, exchanges, pairs), shared by the
- * requests of this process (lib/shared-reads.ts; by default refreshed in the background
+ * The reference lists requests read (assets, exchanges, pairs, organizations, coverage),
+ * shared by the requests of this process (lib/shared-reads.ts; by default refreshed in the background
  * after 2 s, never served older than 10 s): reading them cost every request a query. A
  * fixture load through this process drops them at once (invalidate); other API processes
  * on the same ClickHouse server see a load within the maximum age. The lists are frozen:
@@ -99,8 +103,8 @@ export class ReferenceSnapshot {
     const freeze = <T extends object>(rows: T[]): readonly T[] => Object.freeze(rows.map((r) => Object.freeze(r)));
     this.reads = new SharedReads(
       async () => {
-        const [assets, exchanges, pairs] = await Promise.all([repo.assets(), repo.exchanges(), repo.pairs()]);
-        return { assets: freeze(assets), exchanges: freeze(exchanges), pairs: freeze(pairs) };
+        const [assets, exchanges, pairs, organizations, coverage] = await Promise.all([repo.assets(), repo.exchanges(), repo.pairs(), repo.organizations(), repo.coverage()]);
+        return { assets: freeze(assets), exchanges: freeze(exchanges), pairs: freeze(pairs), organizations: freeze(organizations), coverage: freeze(coverage) };
       },
       { ...SHARED_READS, ...opts },
     );

@@ -2,8 +2,8 @@
 // organization covers (the assets it owns plus those of its coverage rows, with the
 // exchanges and pairs listed there, all pairs of an asset when none), and so the market
 // data a caller may see. Every endpoint that shows organization data asks here.
-import type { User, UserRepository } from '../accounts/users.ts';
-import type { Asset, Coverage, Exchange, Organization, Pair, ReferenceRepository, ReferenceSnapshot } from './repository.ts';
+import type { User } from '../accounts/users.ts';
+import type { Asset, Coverage, Exchange, Organization, Pair, ReferenceSnapshot } from './repository.ts';
 
 /** What an organization covers. */
 export interface OrganizationScope {
@@ -38,11 +38,23 @@ export function scopeOf(
   };
 }
 
-/** The caller's organizations: memberships, or every organization for staff. */
-export async function organizationsOf(src: { reference: ReferenceRepository; users: UserRepository }, user: User): Promise<Organization[]> {
-  if (user.is_staff) return src.reference.organizations();
-  const slugs = await src.users.memberships(user.id);
-  return slugs.length ? src.reference.organizations(slugs) : [];
+/**
+ * Where visibility reads from: the shared reference lists and each user's memberships, both
+ * read once for many requests (lib/shared-reads.ts) and dropped by a fixture load, the only
+ * way organizations, coverage and memberships change.
+ */
+export interface VisibilitySource {
+  referenceLists: ReferenceSnapshot;
+  /** A user's active memberships: organization slugs. */
+  memberships: { get(userId: number): Promise<readonly string[]> };
+}
+
+/** The caller's organizations, by slug: memberships, or every organization for staff. */
+export async function organizationsOf(src: VisibilitySource, user: User): Promise<Organization[]> {
+  const [{ organizations }, slugs] = await Promise.all([src.referenceLists.lists(), user.is_staff ? undefined : src.memberships.get(user.id)]);
+  if (!slugs) return [...organizations];
+  const mine = new Set(slugs);
+  return organizations.filter((o) => mine.has(o.slug));
 }
 
 /** What market data a caller may see: the assets of their organizations (staff: all), and the pairs those cover. */
@@ -53,13 +65,12 @@ export interface CallerScope {
   exchanges: Map<string, Exchange>;
 }
 
-export async function callerScope(src: { reference: ReferenceRepository; referenceLists: ReferenceSnapshot; users: UserRepository }, user: User): Promise<CallerScope> {
-  const { assets, exchanges, pairs } = await src.referenceLists.lists();
+export async function callerScope(src: VisibilitySource, user: User): Promise<CallerScope> {
+  const { assets, exchanges, pairs, coverage } = await src.referenceLists.lists();
   const exchangeMap = new Map(exchanges.map((e) => [e.slug, e]));
   if (user.is_staff) return { assets: assets.map((a) => a.symbol).sort(), pairs, exchanges: exchangeMap };
   const orgs = await organizationsOf(src, user);
   if (orgs.length === 0) return { assets: [], pairs: [], exchanges: exchangeMap };
-  const coverage = await src.reference.coverage(orgs.map((o) => o.slug));
   const symbols = new Set<string>();
   const seen = new Set<string>();
   const covered: Pair[] = [];

@@ -3,9 +3,9 @@
 // deadline when sealed); market makers see the RFQs past `draft` that invite them (or
 // everyone) and only their own proposals; staff see and manage everything. Whatever a
 // caller may not see reads as absent (404), so existence does not leak.
-import type { User, UserRepository } from '../accounts/users.ts';
-import type { Organization, ReferenceRepository } from '../reference/repository.ts';
-import { organizationsOf } from '../reference/visibility.ts';
+import type { User } from '../accounts/users.ts';
+import type { Organization } from '../reference/repository.ts';
+import { organizationsOf, type VisibilitySource } from '../reference/visibility.ts';
 import { invites, proposalsUnsealed, type Proposal, type Rfq } from './rfq.ts';
 
 export interface RfqAccess {
@@ -23,7 +23,7 @@ export interface RfqAccess {
   canSeeProposal(q: Pick<Rfq, 'organization' | 'status' | 'invited' | 'sealed' | 'deadline'>, p: Pick<Proposal, 'market_maker'>, now: number): boolean;
 }
 
-export async function rfqAccess(src: { reference: ReferenceRepository; users: UserRepository }, user: User): Promise<RfqAccess> {
+export async function rfqAccess(src: VisibilitySource, user: User): Promise<RfqAccess> {
   const mine = await organizationsOf(src, user);
   const organizations = new Map(mine.map((o) => [o.slug, o]));
   const projects = new Set(mine.filter((o) => o.kind === 'project').map((o) => o.slug));

@@ -2,9 +2,9 @@
 // of a project see and manage its `gb` targets; market makers see their own organization's
 // `mm` targets; project owners see and manage every market maker's `mm` targets on the
 // assets they own; staff see and manage all.
-import type { User, UserRepository } from '../accounts/users.ts';
-import type { Organization, ReferenceRepository, ReferenceSnapshot } from '../reference/repository.ts';
-import { organizationsOf } from '../reference/visibility.ts';
+import type { User } from '../accounts/users.ts';
+import type { Organization } from '../reference/repository.ts';
+import { organizationsOf, type VisibilitySource } from '../reference/visibility.ts';
 import type { TargetType } from './facts.ts';
 
 type Owned = { type: TargetType; organization: string; asset: string };
@@ -19,7 +19,7 @@ export interface TargetAccess {
   canManage(t: Owned): boolean;
 }
 
-export async function targetAccess(src: { reference: ReferenceRepository; referenceLists: ReferenceSnapshot; users: UserRepository }, user: User): Promise<TargetAccess> {
+export async function targetAccess(src: VisibilitySource, user: User): Promise<TargetAccess> {
   const [mine, { assets }] = await Promise.all([organizationsOf(src, user), src.referenceLists.lists()]);
   const organizations = new Map(mine.map((o) => [o.slug, o]));
   const projects = new Set(mine.filter((o) => o.kind === 'project').map((o) => o.slug));

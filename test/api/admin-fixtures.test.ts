@@ -81,4 +81,35 @@ describe('loading fixtures into the running service', () => {
     expect(err?.stderr).to.contain(`wallets[0] (${bad.wallets![0]!.id}): organization "${w4.project}" is not a market maker`);
     fs.rmSync(dir, { recursive: true, force: true });
   });
+
+  it('a load that changes memberships, coverage or an organization is seen by the next request, though both are read once for many', async () => {
+    const w5 = world();
+    await seed(w5.fixture);
+    const maker = await login(w5.users.maker.email, w5.password);
+    const loner = await login(w5.users.loner.email, w5.password);
+    const pairsOf = async (token: string) => ((await call('GET', '/v1/organizations/', { token })).body as { slug: string; name: string; pairs: { pair: string }[] }[]);
+    // Read now, so the service holds them.
+    expect((await pairsOf(maker))[0]!.pairs.map((p) => p.pair)).to.deep.equal([`${w5.asset}/USDT`]);
+    expect(await pairsOf(loner)).to.deep.equal([]);
+
+    const changed = structuredClone(w5.fixture);
+    changed.coverage = [{ organization: w5.mm, assets: [w5.asset] }];
+    changed.organizations![1]!.name = 'Maker renamed';
+    for (const u of changed.users!) if (u.email === w5.users.loner.email) u.organizations = [w5.mm];
+    await call('POST', '/v1/admin/fixtures/', { authorization: `Ops-Token ${testStack().service.deps.opsToken}`, json: changed });
+
+    const mine = await pairsOf(maker);
+    expect(mine[0]!.name).to.equal('Maker renamed');
+    expect(mine[0]!.pairs.map((p) => p.pair).sort()).to.deep.equal([`${w5.asset}/USD`, `${w5.asset}/USDT`]);
+    expect((await pairsOf(loner)).map((o) => o.slug)).to.deep.equal([w5.mm]);
+    // The push judges against the same reads: the newly covered pair is accepted at once.
+    const item = { organization: w5.mm, asset: w5.asset, exchange: w5.ex2, pair: `${w5.asset}/USD`, metric: 'volume/volume', interval: '1h', timestamp: '2026-01-01T00:00:00Z', value: 1 };
+    expect((await call('POST', '/v2/organizations/reported-metrics/', { token: loner, json: [item] })).status).to.equal(202);
+
+    // And a membership ended is gone at once.
+    for (const u of changed.users!) if (u.email === w5.users.loner.email) u.organizations = [];
+    await call('POST', '/v1/admin/fixtures/', { authorization: `Ops-Token ${testStack().service.deps.opsToken}`, json: changed });
+    expect(await pairsOf(loner)).to.deep.equal([]);
+    expect((await call('POST', '/v2/organizations/reported-metrics/', { token: loner, json: [item] })).status).to.equal(400);
+  });
 });

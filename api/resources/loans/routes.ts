@@ -38,8 +38,8 @@ export function loanRoutes(router: Router, deps: ApiDeps): void {
 
 export async function loanContext(s: LoanServices, ctx: Context): Promise<LoanContext> {
   const user = principalOf(ctx.state).user;
-  const [access, all, lists] = await Promise.all([loanAccess(s.deps, user), s.deps.reference.organizations(), s.deps.referenceLists.lists()]);
-  return { access, organizations: new Map(all.map((o) => [o.slug, o])), lists };
+  const [access, lists] = await Promise.all([loanAccess(s.deps, user), s.deps.referenceLists.lists()]);
+  return { access, organizations: new Map(lists.organizations.map((o) => [o.slug, o])), lists };
 }
 
 /** The loan of the path's id as the caller may see it; 404 for an unknown id and for one the caller may not see. */

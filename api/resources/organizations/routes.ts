@@ -16,9 +16,9 @@ export function organizationRoutes(router: Router, deps: ApiDeps): void {
       ctx.body = [];
       return;
     }
-    const [{ assets, exchanges, pairs }, coverage] = await Promise.all([deps.referenceLists.lists(), deps.reference.coverage(orgs.map((o) => o.slug))]);
+    const lists = await deps.referenceLists.lists();
     ctx.body = orgs.map((org) => {
-      const scope = scopeOf(org, { assets, exchanges, pairs, coverage });
+      const scope = scopeOf(org, lists);
       return {
         slug: org.slug,
         name: org.name,

@@ -73,9 +73,9 @@ async function pushScope(deps: ApiDeps, user: User, named: Set<string>): Promise
   const makers = [...named].filter((slug) => organizations.get(slug)?.kind === 'market_maker');
   const covered = new Map<string, Covered>();
   if (makers.length === 0) return { organizations, covered };
-  const [{ assets, exchanges, pairs }, coverage] = await Promise.all([deps.referenceLists.lists(), deps.reference.coverage(makers)]);
+  const lists = await deps.referenceLists.lists();
   for (const slug of makers) {
-    const s = scopeOf(organizations.get(slug)!, { assets, exchanges, pairs, coverage });
+    const s = scopeOf(organizations.get(slug)!, lists);
     covered.set(slug, {
       assets: new Set(s.assets.map((a) => a.symbol)),
       exchanges: new Set(s.exchanges.map((e) => e.slug)),

@@ -27,13 +27,13 @@ export async function compareProposals(s: RfqServices, q: Rfq, proposals: readon
   if (proposals.length === 0) return [];
   const lists = await s.deps.referenceLists.lists();
   const makers = [...new Set(proposals.map((p) => p.market_maker))];
-  const [price, coverage, wallets] = await Promise.all([assetTwap(s.deps.ch, q.asset, lists.pairs, now - DAY, now), s.deps.reference.coverage(makers), s.deps.reference.wallets()]);
+  const [price, wallets] = await Promise.all([assetTwap(s.deps.ch, q.asset, lists.pairs, now - DAY, now), s.deps.reference.wallets()]);
   const levels = [...TRACK_RECORD_LEVELS, ...requirementLevels(q)];
   const records = new Map<string, TrackRecord>();
   await Promise.all(
     makers.map(async (m) => {
       const org = organizations.get(m) ?? { slug: m, name: m, kind: 'market_maker' as const };
-      const scope = scopeOf(org, { ...lists, coverage });
+      const scope = scopeOf(org, lists);
       records.set(m, await trackRecord(s.deps.ch, { organization: m, pairs: scope.pairs, wallets: wallets.filter((w) => w.organization === m), now, levels }));
     }),
   );

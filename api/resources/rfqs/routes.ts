@@ -113,11 +113,11 @@ interface Caller {
 
 async function caller(s: RfqServices, ctx: Context): Promise<Caller> {
   const user = principalOf(ctx.state).user;
-  const [access, all, lists] = await Promise.all([rfqAccess(s.deps, user), s.deps.reference.organizations(), s.deps.referenceLists.lists()]);
+  const [access, lists] = await Promise.all([rfqAccess(s.deps, user), s.deps.referenceLists.lists()]);
   const now = s.deps.now();
   // The clock's moves first: what follows sees the RFQ closed at its deadline.
   await applyDue({ store: s.store, locks: s.deps.locks }, now);
-  return { user: user.id, access, organizations: new Map(all.map((o) => [o.slug, o])), lists, now };
+  return { user: user.id, access, organizations: new Map(lists.organizations.map((o) => [o.slug, o])), lists, now };
 }
 
 const idOf = (raw: unknown): number | undefined => (typeof raw === 'string' && /^\d{1,15}$/.test(raw) ? Number(raw) : undefined);

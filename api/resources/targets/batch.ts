@@ -28,8 +28,8 @@ export const BATCH_MESSAGES = {
 
 export async function targetContext(s: TargetServices, ctx: Context): Promise<TargetContext> {
   const user = principalOf(ctx.state).user;
-  const [access, all, lists, coverage] = await Promise.all([targetAccess(s.deps, user), s.deps.reference.organizations(), s.deps.referenceLists.lists(), s.deps.reference.coverage()]);
-  return { access, organizations: new Map(all.map((o) => [o.slug, o])), lists, coverage };
+  const [access, lists] = await Promise.all([targetAccess(s.deps, user), s.deps.referenceLists.lists()]);
+  return { access, organizations: new Map(lists.organizations.map((o) => [o.slug, o])), lists, coverage: lists.coverage };
 }
 
 function idsOf(v: unknown): number[] | undefined {

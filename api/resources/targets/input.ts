@@ -25,7 +25,7 @@ export interface TargetContext {
   access: TargetAccess;
   organizations: Map<string, Organization>;
   lists: ReferenceLists;
-  coverage: Coverage[];
+  coverage: readonly Coverage[];
 }
 
 type Raw = Record<string, unknown>;
