@@ -17,13 +17,7 @@ export class ReferenceRepository {
     return this.ch.query<Exchange>('SELECT slug, name, icon_url, region FROM exchanges FINAL ORDER BY slug');
   }
 
-  organizations(slugs?: string[]): Promise<Organization[]> {
-    if (slugs) {
-      return this.ch.query<Organization>(
-        'SELECT slug, name, kind FROM organizations FINAL WHERE slug IN {slugs:Array(String)} ORDER BY slug',
-        { slugs },
-      );
-    }
+  organizations(): Promise<Organization[]> {
     return this.ch.query<Organization>('SELECT slug, name, kind FROM organizations FINAL ORDER BY slug');
   }
 
@@ -35,13 +29,7 @@ export class ReferenceRepository {
     return this.ch.query<Pair>('SELECT exchange, pair, asset, market_type FROM pairs FINAL ORDER BY exchange, pair');
   }
 
-  coverage(organizations?: string[]): Promise<Coverage[]> {
-    if (organizations) {
-      return this.ch.query<Coverage>(
-        'SELECT organization, asset, exchanges, pairs FROM coverage FINAL WHERE organization IN {orgs:Array(String)} ORDER BY organization, asset',
-        { orgs: organizations },
-      );
-    }
+  coverage(): Promise<Coverage[]> {
     return this.ch.query<Coverage>('SELECT organization, asset, exchanges, pairs FROM coverage FINAL ORDER BY organization, asset');
   }
 

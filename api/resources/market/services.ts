@@ -41,8 +41,8 @@ export async function callerOf(s: MarketServices, ctx: Context): Promise<Caller>
  * Callers' scopes, each computed once per user row and reference lists as the service's
  * shared reads hold them (lib/shared-reads.ts: re-read after 2 s, dropped by a fixture load,
  * the only way memberships and coverage change), so a scope is exactly as fresh as those.
- * Computing it cost every market request two ClickHouse reads, which the embedded engine
- * queued behind other requests' market queries (it runs bound statements one at a time).
+ * It reads nothing from ClickHouse any more (memberships and coverage are shared reads
+ * too); keeping it spares each request filtering every pair against the caller's coverage.
  */
 export class CallerScopes {
   private readonly byUser = new WeakMap<User, { lists: ReferenceLists; scope: Promise<CallerScope> }>();
