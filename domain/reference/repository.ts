@@ -78,11 +78,11 @@ export interface ReferenceLists {
 
 /**
  * The reference lists requests read (assets, exchanges, pairs, organizations, coverage),
- * shared by the requests of this process (lib/shared-reads.ts; by default refreshed in the background
- * after 2 s, never served older than 10 s): reading them cost every request a query. A
- * fixture load through this process drops them at once (invalidate); other API processes
- * on the same ClickHouse server see a load within the maximum age. The lists are frozen:
- * callers share them.
+ * shared by the requests of this process (lib/shared-reads.ts; by default refreshed in the
+ * background after 2 s, never served older than 10 s): reading them cost every request a
+ * query. A fixture load through this process drops them at once (invalidate); other API
+ * processes on the same ClickHouse server see a load within the maximum age. The lists are
+ * frozen: callers share them.
  */
 export class ReferenceSnapshot {
   private readonly reads: SharedReads<'lists', ReferenceLists>;

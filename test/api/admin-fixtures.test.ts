@@ -87,10 +87,10 @@ describe('loading fixtures into the running service', () => {
     await seed(w5.fixture);
     const maker = await login(w5.users.maker.email, w5.password);
     const loner = await login(w5.users.loner.email, w5.password);
-    const pairsOf = async (token: string) => ((await call('GET', '/v1/organizations/', { token })).body as { slug: string; name: string; pairs: { pair: string }[] }[]);
+    const organizationsSeenBy = async (token: string) => ((await call('GET', '/v1/organizations/', { token })).body as { slug: string; name: string; pairs: { pair: string }[] }[]);
     // Read now, so the service holds them.
-    expect((await pairsOf(maker))[0]!.pairs.map((p) => p.pair)).to.deep.equal([`${w5.asset}/USDT`]);
-    expect(await pairsOf(loner)).to.deep.equal([]);
+    expect((await organizationsSeenBy(maker))[0]!.pairs.map((p) => p.pair)).to.deep.equal([`${w5.asset}/USDT`]);
+    expect(await organizationsSeenBy(loner)).to.deep.equal([]);
 
     const changed = structuredClone(w5.fixture);
     changed.coverage = [{ organization: w5.mm, assets: [w5.asset] }];
@@ -98,10 +98,10 @@ describe('loading fixtures into the running service', () => {
     for (const u of changed.users!) if (u.email === w5.users.loner.email) u.organizations = [w5.mm];
     await call('POST', '/v1/admin/fixtures/', { authorization: `Ops-Token ${testStack().service.deps.opsToken}`, json: changed });
 
-    const mine = await pairsOf(maker);
+    const mine = await organizationsSeenBy(maker);
     expect(mine[0]!.name).to.equal('Maker renamed');
     expect(mine[0]!.pairs.map((p) => p.pair).sort()).to.deep.equal([`${w5.asset}/USD`, `${w5.asset}/USDT`]);
-    expect((await pairsOf(loner)).map((o) => o.slug)).to.deep.equal([w5.mm]);
+    expect((await organizationsSeenBy(loner)).map((o) => o.slug)).to.deep.equal([w5.mm]);
     // The push judges against the same reads: the newly covered pair is accepted at once.
     const item = { organization: w5.mm, asset: w5.asset, exchange: w5.ex2, pair: `${w5.asset}/USD`, metric: 'volume/volume', interval: '1h', timestamp: '2026-01-01T00:00:00Z', value: 1 };
     expect((await call('POST', '/v2/organizations/reported-metrics/', { token: loner, json: [item] })).status).to.equal(202);
@@ -109,7 +109,7 @@ describe('loading fixtures into the running service', () => {
     // And a membership ended is gone at once.
     for (const u of changed.users!) if (u.email === w5.users.loner.email) u.organizations = [];
     await call('POST', '/v1/admin/fixtures/', { authorization: `Ops-Token ${testStack().service.deps.opsToken}`, json: changed });
-    expect(await pairsOf(loner)).to.deep.equal([]);
+    expect(await organizationsSeenBy(loner)).to.deep.equal([]);
     expect((await call('POST', '/v2/organizations/reported-metrics/', { token: loner, json: [item] })).status).to.equal(400);
   });
 });
