@@ -29,7 +29,7 @@ export const BATCH_MESSAGES = {
 export async function targetContext(s: TargetServices, ctx: Context): Promise<TargetContext> {
   const user = principalOf(ctx.state).user;
   const [access, lists] = await Promise.all([targetAccess(s.deps, user), s.deps.referenceLists.lists()]);
-  return { access, organizations: new Map(lists.organizations.map((o) => [o.slug, o])), lists, coverage: lists.coverage };
+  return { access, organizations: new Map(lists.organizations.map((o) => [o.slug, o])), lists };
 }
 
 function idsOf(v: unknown): number[] | undefined {

@@ -6,7 +6,7 @@
 import { isTargetMetric, defaultDirection, DIRECTIONS, SCALING_MODES, SCALING_SOURCES, TARGET_SESSIONS, type TargetSession, type TargetType } from '../../../domain/targets/facts.ts';
 import type { TargetDefinition } from '../../../domain/targets/repository.ts';
 import type { TargetAccess } from '../../../domain/targets/visibility.ts';
-import type { Coverage, Organization, ReferenceLists } from '../../../domain/reference/repository.ts';
+import type { Organization, ReferenceLists } from '../../../domain/reference/repository.ts';
 import { scopeOf } from '../../../domain/reference/visibility.ts';
 import { MESSAGES, type FieldErrors } from '../../http/errors.ts';
 
@@ -25,7 +25,6 @@ export interface TargetContext {
   access: TargetAccess;
   organizations: Map<string, Organization>;
   lists: ReferenceLists;
-  coverage: readonly Coverage[];
 }
 
 type Raw = Record<string, unknown>;
@@ -71,7 +70,7 @@ export function checkTarget(raw: unknown, c: TargetContext): { target: TargetDef
   if (type && x.type !== undefined && x.type !== type) fail('type', TARGET_MESSAGES.type(type));
 
   if (org && type && asset !== undefined) {
-    const scope = scopeOf(org, { ...c.lists, coverage: c.coverage });
+    const scope = scopeOf(org, c.lists);
     const manageable = scope.assets.filter((a) => c.access.canManage({ type, organization: org.slug, asset: a.symbol }));
     // An organization none of whose targets the caller manages reads as an unknown one.
     if (manageable.length === 0) fail('organization', TARGET_MESSAGES.organization(org.slug));

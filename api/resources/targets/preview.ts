@@ -103,7 +103,7 @@ export function previewTargets(s: TargetServices) {
       const type = org?.kind === 'market_maker' ? 'mm' : 'gb';
       const metrics = Array.isArray(x.metrics) ? x.metrics.filter((m): m is string => typeof m === 'string') : undefined;
       // As for a target (input.ts): an organization none of whose targets the caller manages reads as unknown.
-      const manageable = org ? scopeOf(org, { ...c.lists, coverage: c.coverage }).assets.filter((a) => c.access.canManage({ type, organization: org.slug, asset: a.symbol })) : [];
+      const manageable = org ? scopeOf(org, c.lists).assets.filter((a) => c.access.canManage({ type, organization: org.slug, asset: a.symbol })) : [];
       if (typeof x.organization !== 'string') e.organization = [MESSAGES.required];
       else if (!org || manageable.length === 0) e.organization = [TARGET_MESSAGES.organization(x.organization)];
       if (typeof x.asset !== 'string') e.asset = [MESSAGES.required];
@@ -200,7 +200,7 @@ export function previewTargets(s: TargetServices) {
     for (const sc of inScope) {
       const org = c.organizations.get(sc.organization)!;
       const type = org.kind === 'market_maker' ? 'mm' : 'gb';
-      const pairs = scopeOf(org, { ...c.lists, coverage: c.coverage }).pairs.filter((p) => p.asset === sc.asset);
+      const pairs = scopeOf(org, c.lists).pairs.filter((p) => p.asset === sc.asset);
       for (const p of pairs) {
         for (const metric of sc.metrics ?? []) {
           const def: TargetDefinition = {
