@@ -6,13 +6,15 @@
 //   (a) the baseline: a kafkajs consumer group that only consumes and JSON.parses them;
 //   (b) the real path: the order-book processor, built by its own factory
 //       (orderBookConsumer) as the service builds it, writing minute rows and rollups into
-//       a fresh embedded ClickHouse;
+//       a fresh embedded ClickHouse, and the event loop's delay meanwhile (this catch-up
+//       is the longest batches a processor meets; the API shares its event loop);
 //   (c) the same with Confluent-framed snapshots (the same books, other exchanges'
 //       names), decoded through the schema registry client as the service decodes them:
 //       its rate beside (b)'s is what the registry costs.
 // Then the freshness: the processor running live with a short lateness, a feed sending
 // every pair once a second with current times, and for each minute the time from the end
 // of its allowed lateness until it is queryable in ClickHouse (its minute and hour rows).
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { Partitioners, type Kafka } from 'kafkajs';
 import { openClickHouse } from '../lib/clickhouse.ts';
 import type { Config } from '../lib/config.ts';
@@ -26,6 +28,7 @@ import { UserRepository } from '../domain/accounts/users.ts';
 import { INGEST_CLICKHOUSE } from '../ops/service.ts';
 import { QuoteRates } from '../processors/metrics/quote-rates.ts';
 import { ORDERBOOK_GROUP, orderBookConsumer } from '../processors/orderbook/processor.ts';
+import { FETCH_BYTES } from '../processors/shell/batch-consumer.ts';
 import { KnownPairs } from '../processors/reference-cache.ts';
 import {
   BookGenerator,
@@ -132,6 +135,8 @@ interface SizeResult {
   endToEndMs: number;
   writtenAtProcessed: number;
   stats: { ok: number; skipped: number; deadLettered: number };
+  /** The event loop's delay while the processor caught up (the API's wait, were it in the process). */
+  loop: { p99Ms: number; maxMs: number };
   /** The processor on the same books Confluent-framed, when measured. */
   framedMs?: number;
 }
@@ -274,7 +279,7 @@ async function baseline(kafka: Kafka, c: Config, n: number, groups: string[]): P
   const groupId = `${c.topicPrefix}bench.baseline`;
   groups.push(groupId);
   // The same consumer settings and batch loop as processors/shell/batch-consumer.ts.
-  const consumer = kafka.consumer({ groupId, sessionTimeout: 30_000, heartbeatInterval: 3_000, maxBytesPerPartition: 4 << 20 });
+  const consumer = kafka.consumer({ groupId, sessionTimeout: 30_000, heartbeatInterval: 3_000, maxBytesPerPartition: FETCH_BYTES });
   await consumer.connect();
   await consumer.subscribe({ topic: topicName(c, 'md.orderbook'), fromBeginning: true });
   let seen = 0;
@@ -320,7 +325,7 @@ async function realPath(
   r: BenchRun,
   registry: Registry,
   what: 'plain' | 'framed',
-): Promise<Pick<SizeResult, 'processMs' | 'endToEndMs' | 'writtenAtProcessed' | 'stats'>> {
+): Promise<Pick<SizeResult, 'processMs' | 'endToEndMs' | 'writtenAtProcessed' | 'stats' | 'loop'>> {
   const { log } = r;
   const ingestCh = openClickHouse(c, 'ingest', INGEST_CLICKHOUSE);
   const ch = openClickHouse(c, 'ingest-orderbook', INGEST_CLICKHOUSE);
@@ -353,6 +358,8 @@ async function realPath(
     return Number(rows[0]?.n ?? 0);
   };
   say(NAME, `real path, ${what} snapshots: order-book processor -> embedded ClickHouse (lateness ${c.latenessMs / 1000} s)...`);
+  const delay = monitorEventLoopDelay({ resolution: 5 });
+  delay.enable();
   await consumer.start();
   let lastPrint = performance.now();
   const done = await until(
@@ -366,7 +373,9 @@ async function realPath(
     900_000,
     20,
   );
+  delay.disable();
   if (!done) throw new Error(`the processor handled ${handled()} of ${n} messages`);
+  const loop = { p99Ms: delay.percentile(99) / 1e6, maxMs: delay.max / 1e6 };
   const processMs = clock.reachedAt - clock.first;
   const writtenAtProcessed = await written();
   say(NAME, `processed ${fmtInt(n)} in ${fmtMs(processMs)} = ${fmtInt(n / (processMs / 1000))}/s; ${fmtInt(writtenAtProcessed)} of them already in minute rows; waiting for the rest (idle closure)...`);
@@ -377,7 +386,7 @@ async function realPath(
   const { ok, skipped, deadLettered } = consumer.stats;
   say(NAME, `all ${fmtInt(ok)} samples in book_minutes after ${fmtMs(endToEndMs)} (skipped ${skipped}, dead-lettered ${deadLettered})`);
   await stop();
-  return { processMs, endToEndMs, writtenAtProcessed, stats: { ok, skipped, deadLettered } };
+  return { processMs, endToEndMs, writtenAtProcessed, stats: { ok, skipped, deadLettered }, loop };
 }
 
 /**
@@ -513,6 +522,12 @@ function figuresOf(results: SizeResult[][], fresh: FreshMinute[]): Figure[] {
       value: med(ratio, fmtPct),
       goal: goal ? `≥ ${fmtPct(GOAL_RATIO)}` : '—',
       result: goal ? check(percentile(ratio, 50) >= GOAL_RATIO) : 'info',
+    });
+    f.push({
+      figure: `${levels} levels: event-loop delay while the processor catches up, p99 / max${runs}`,
+      value: `${med(reps.map((s) => s.loop.p99Ms), fmtMs)} / ${med(reps.map((s) => s.loop.maxMs), fmtMs)}`,
+      goal: '— (what an API request in the process would wait)',
+      result: 'info',
     });
     const framed = reps.filter((s) => s.framedMs !== undefined);
     if (framed.length > 0) {

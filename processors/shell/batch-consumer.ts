@@ -41,10 +41,17 @@ export interface BatchConsumerOptions {
 
 /**
  * The longest a batch's messages are handled without a turn of the event loop. A batch
- * holds up to 4 MiB a partition (a feed's burst, a catch-up after downtime): handled in one
- * go, it would hold every API request and every other consumer for its whole length.
+ * holds up to FETCH_BYTES a partition (a feed's burst, a catch-up after downtime): handled
+ * in one go, it would hold every API request and every other consumer for its whole length.
  */
 export const TURN_MS = 10;
+
+/**
+ * The most a fetch brings of one partition. kafkajs decodes a fetch in one go, which no
+ * turn can split: 1 MiB rather than 4 halves the longest wait of a catch-up and costs no
+ * throughput (docs/benchmarks.md, "The feed's bursts, and batches handled in turns").
+ */
+export const FETCH_BYTES = 1 << 20;
 
 /** The largest value a dead letter carries whole. */
 const DLQ_MAX_VALUE_BYTES = 256 * 1024;
@@ -77,7 +84,7 @@ export class BatchConsumer {
     private readonly log: Logger,
   ) {
     this.name = opts.topic;
-    this.consumer = kafka.consumer({ groupId: opts.groupId, sessionTimeout: 30_000, heartbeatInterval: 3_000, maxBytesPerPartition: 4 << 20 });
+    this.consumer = kafka.consumer({ groupId: opts.groupId, sessionTimeout: 30_000, heartbeatInterval: 3_000, maxBytesPerPartition: FETCH_BYTES });
     this.producer = kafka.producer({ allowAutoTopicCreation: false, createPartitioner: Partitioners.DefaultPartitioner });
   }
 
