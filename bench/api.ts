@@ -393,9 +393,10 @@ async function runFeed(spec: FeedSpec): Promise<void> {
       const at = Date.now();
       const t = market.tick(at, spec.intervalMs);
       const parts = Array.from({ length: slices }, (): MarketTick => ({ books: [], trades: [], derivatives: [] }));
-      for (const f of ['books', 'trades', 'derivatives'] as const) {
-        for (const m of t[f]) (parts[sliceOf.get(key(m)) ?? 0]![f] as object[]).push(m);
-      }
+      const partOf = (m: { exchange: string; pair: string }) => parts[sliceOf.get(key(m)) ?? 0]!;
+      for (const m of t.books) partOf(m).books.push(m);
+      for (const m of t.trades) partOf(m).trades.push(m);
+      for (const m of t.derivatives) partOf(m).derivatives.push(m);
       tick = { n: Math.floor(n / slices), at, slices: parts };
     }
     const part = tick.slices[n % slices]!;
