@@ -7,11 +7,15 @@
 -- ReplacingMergeTree keyed by minute, read with FINAL, so a minute written twice after a
 -- crash still counts once.
 --
--- Sort order: an hour of every pair, then pair, then minute. The endpoints read minutes
--- only at the edges of a window, for every pair a caller sees (up to 300 and more): a
--- pair-first order would read a granule per pair and edge; hour-first reads one block.
--- A single pair over a month still reads one small granule per hour (index_granularity
--- 1024: rows are wide, and a granule per pair-hour keeps single-pair reads narrow).
+-- Sort order: an hour of every pair, then pair, exchange and minute. The endpoints read
+-- minutes only at the edges of a window, for every pair a caller sees (up to 300 and
+-- more): a pair-first order would read a granule per pair and edge; hour-first reads one
+-- block. Pair before exchange: a project sees the pairs of its assets, and a pair's
+-- symbol starts with its base asset, so an asset's pairs on every exchange lie together
+-- (exchange first split them into a run per exchange). Granules of 256 rows: a caller's
+-- runs among thousands of other pairs read little beyond their own rows, and a single
+-- pair over a month reads one small granule per hour. Stores made with the earlier order
+-- (exchange first, 1,024 rows) are moved by 005_market_pair_order.ts.
 --
 -- Arrays follow the fixed sets of domain/market/facts.ts: 25 levels of L and 10
 -- slippage sizes.
@@ -40,8 +44,8 @@ CREATE TABLE IF NOT EXISTS book_minutes (
   closed_at DateTime64(3, 'UTC')
 ) ENGINE = ReplacingMergeTree(closed_at)
 PARTITION BY toYYYYMM(minute)
-ORDER BY (toStartOfHour(minute), exchange, pair, minute)
-SETTINGS index_granularity = 1024, non_replicated_deduplication_window = 10000;
+ORDER BY (toStartOfHour(minute), pair, exchange, minute)
+SETTINGS index_granularity = 256, non_replicated_deduplication_window = 10000;
 
 CREATE TABLE IF NOT EXISTS trade_minutes (
   exchange LowCardinality(String),
@@ -55,8 +59,8 @@ CREATE TABLE IF NOT EXISTS trade_minutes (
   closed_at DateTime64(3, 'UTC')
 ) ENGINE = ReplacingMergeTree(closed_at)
 PARTITION BY toYYYYMM(minute)
-ORDER BY (toStartOfHour(minute), exchange, pair, minute)
-SETTINGS index_granularity = 1024, non_replicated_deduplication_window = 10000;
+ORDER BY (toStartOfHour(minute), pair, exchange, minute)
+SETTINGS index_granularity = 256, non_replicated_deduplication_window = 10000;
 
 -- Latest funding rate and open interest: (event time, value), epoch 0 when none came.
 CREATE TABLE IF NOT EXISTS derivative_minutes (
@@ -68,8 +72,8 @@ CREATE TABLE IF NOT EXISTS derivative_minutes (
   closed_at DateTime64(3, 'UTC')
 ) ENGINE = ReplacingMergeTree(closed_at)
 PARTITION BY toYYYYMM(minute)
-ORDER BY (toStartOfHour(minute), exchange, pair, minute)
-SETTINGS index_granularity = 1024, non_replicated_deduplication_window = 10000;
+ORDER BY (toStartOfHour(minute), pair, exchange, minute)
+SETTINGS index_granularity = 256, non_replicated_deduplication_window = 10000;
 
 -- Next offset each processor will handle per partition, written with its minute rows:
 -- after a restart or a replay, a message below it that belongs to a closed minute is a

@@ -7,7 +7,8 @@
 --
 -- Rollups hold sums, counts, minima and maxima, so any window is answered exactly from the
 -- coarsest rows that tile it (domain/market/window.ts). Sorted by a coarser time block first
--- (a day of hours, a month of days), then pair, for the same reason as the minutes.
+-- (a day of hours, a month of days), then pair and exchange, in granules of 256 rows, for
+-- the same reasons as the minutes.
 --
 -- The aggregate columns are those of the families' declarations (domain/market/families/),
 -- in their order; test/domain/families.test.ts fails when the two drift apart.
@@ -40,14 +41,14 @@ CREATE TABLE IF NOT EXISTS book_hours (
   computed_at DateTime64(3, 'UTC')
 ) ENGINE = ReplacingMergeTree(computed_at)
 PARTITION BY toYYYYMM(bucket)
-ORDER BY (toStartOfDay(bucket), exchange, pair, bucket)
-SETTINGS index_granularity = 1024;
+ORDER BY (toStartOfDay(bucket), pair, exchange, bucket)
+SETTINGS index_granularity = 256;
 
 CREATE TABLE IF NOT EXISTS book_days AS book_hours
 ENGINE = ReplacingMergeTree(computed_at)
 PARTITION BY toYear(bucket)
-ORDER BY (toStartOfMonth(bucket), exchange, pair, bucket)
-SETTINGS index_granularity = 1024;
+ORDER BY (toStartOfMonth(bucket), pair, exchange, bucket)
+SETTINGS index_granularity = 256;
 
 CREATE TABLE IF NOT EXISTS trade_hours (
   exchange LowCardinality(String),
@@ -61,14 +62,14 @@ CREATE TABLE IF NOT EXISTS trade_hours (
   computed_at DateTime64(3, 'UTC')
 ) ENGINE = ReplacingMergeTree(computed_at)
 PARTITION BY toYYYYMM(bucket)
-ORDER BY (toStartOfDay(bucket), exchange, pair, bucket)
-SETTINGS index_granularity = 1024;
+ORDER BY (toStartOfDay(bucket), pair, exchange, bucket)
+SETTINGS index_granularity = 256;
 
 CREATE TABLE IF NOT EXISTS trade_days AS trade_hours
 ENGINE = ReplacingMergeTree(computed_at)
 PARTITION BY toYear(bucket)
-ORDER BY (toStartOfMonth(bucket), exchange, pair, bucket)
-SETTINGS index_granularity = 1024;
+ORDER BY (toStartOfMonth(bucket), pair, exchange, bucket)
+SETTINGS index_granularity = 256;
 
 CREATE TABLE IF NOT EXISTS derivative_hours (
   exchange LowCardinality(String),
@@ -79,11 +80,11 @@ CREATE TABLE IF NOT EXISTS derivative_hours (
   computed_at DateTime64(3, 'UTC')
 ) ENGINE = ReplacingMergeTree(computed_at)
 PARTITION BY toYYYYMM(bucket)
-ORDER BY (toStartOfDay(bucket), exchange, pair, bucket)
-SETTINGS index_granularity = 1024;
+ORDER BY (toStartOfDay(bucket), pair, exchange, bucket)
+SETTINGS index_granularity = 256;
 
 CREATE TABLE IF NOT EXISTS derivative_days AS derivative_hours
 ENGINE = ReplacingMergeTree(computed_at)
 PARTITION BY toYear(bucket)
-ORDER BY (toStartOfMonth(bucket), exchange, pair, bucket)
-SETTINGS index_granularity = 1024;
+ORDER BY (toStartOfMonth(bucket), pair, exchange, bucket)
+SETTINGS index_granularity = 256;

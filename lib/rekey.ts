@@ -1,0 +1,115 @@
+// Giving a MergeTree table a new sort key or index granularity, which ClickHouse cannot
+// ALTER: the rows are copied into a spare table of the new shape, a range of the key's
+// leading time block at a time, and the two tables are swapped in one step (EXCHANGE
+// TABLES, an Atomic database's atomic rename). A crash before the swap leaves the table as
+// it was, and the next run starts the copy again; after it, the table has its new shape and
+// the next run only drops the old rows. Nothing may write the table meanwhile: migrations
+// run before the processors start (ops/service.ts). The copy needs room for a second copy
+// of the table while it runs.
+import type { ClickHouse } from './clickhouse.ts';
+import type { Logger } from './log.ts';
+
+export interface TableShape {
+  /** The sort key as system.tables writes it: `toStartOfHour(minute), exchange, pair, minute`. */
+  orderBy: string;
+  indexGranularity: number;
+}
+
+export interface Rekey {
+  table: string;
+  from: TableShape;
+  to: TableShape;
+  /** Rows copied by one INSERT ... SELECT at most (whole time blocks; a block may exceed it). */
+  batchRows?: number;
+}
+
+const DEFAULT_BATCH_ROWS = 5_000_000;
+
+/** The spare table a rekey copies into, and which holds the old rows after the swap. */
+export const spareOf = (table: string): string => `${table}__rekey`;
+
+/**
+ * Moves the table to its new shape; false when it already had it. Throws, changing
+ * nothing, when the table has neither shape: a key it does not know is not rewritten.
+ */
+export async function rekeyTable(ch: ClickHouse, log: Logger, r: Rekey): Promise<boolean> {
+  if (!/^\w+$/.test(r.table)) throw new Error(`rekey: not a table name: ${JSON.stringify(r.table)}`);
+  const spare = spareOf(r.table);
+  const now = await tableShape(ch, r.table);
+  if (!now) throw new Error(`rekey: no table ${r.table}`);
+  // A spare left by a crash: before the swap, a partial copy; after it, the old rows.
+  await ch.command('DROP TABLE IF EXISTS {t:Identifier} SYNC', { t: spare });
+  if (sameShape(now.shape, r.to)) return false;
+  if (!sameShape(now.shape, r.from)) {
+    throw new Error(`rekey: ${r.table} is sorted by (${now.shape.orderBy}), index_granularity ${now.shape.indexGranularity}; expected (${r.from.orderBy}), ${r.from.indexGranularity}`);
+  }
+  await ch.command(spareDdl(now.ddl, r), undefined, { idempotent: true });
+
+  // The key's leading time block (e.g. toStartOfHour(minute)): a range of it is an
+  // index-usable bound, so each batch reads its own rows only.
+  const block = r.from.orderBy.split(', ')[0]!;
+  const blocks = await ch.query<{ b: number; rows: string }>(
+    `SELECT toUnixTimestamp(${block}) AS b, count() AS rows FROM {t:Identifier} GROUP BY b ORDER BY b`,
+    { t: r.table },
+  );
+  const total = blocks.reduce((s, x) => s + Number(x.rows), 0);
+  log.info('rekeying a table: copying its rows', { table: r.table, rows: total, orderBy: r.to.orderBy, indexGranularity: r.to.indexGranularity });
+  let done = 0;
+  for (const batch of batches(blocks, r.batchRows ?? DEFAULT_BATCH_ROWS)) {
+    await ch.command(
+      `INSERT INTO {spare:Identifier} SELECT * FROM {t:Identifier}
+       WHERE ${block} >= toDateTime({lo:UInt32}, 'UTC') AND ${block} <= toDateTime({hi:UInt32}, 'UTC')`,
+      { spare, t: r.table, lo: batch.lo, hi: batch.hi },
+    );
+    done += batch.rows;
+    log.info('rekeying a table', { table: r.table, copied: done, of: total });
+  }
+  await ch.command('EXCHANGE TABLES {t:Identifier} AND {spare:Identifier}', { t: r.table, spare });
+  await ch.command('DROP TABLE IF EXISTS {t:Identifier} SYNC', { t: spare });
+  log.info('rekeyed a table', { table: r.table, rows: total });
+  return true;
+}
+
+/** A table's sort key, granularity and CREATE statement; undefined when there is none. */
+export async function tableShape(ch: ClickHouse, table: string): Promise<{ shape: TableShape; ddl: string } | undefined> {
+  const [row] = await ch.query<{ sorting_key: string; create_table_query: string }>(
+    'SELECT sorting_key, create_table_query FROM system.tables WHERE database = currentDatabase() AND name = {t:String}',
+    { t: table },
+  );
+  if (!row) return undefined;
+  const granularity = /\bindex_granularity = (\d+)/.exec(row.create_table_query)?.[1];
+  return { shape: { orderBy: row.sorting_key, indexGranularity: Number(granularity ?? 0) }, ddl: row.create_table_query };
+}
+
+const sameShape = (a: TableShape, b: TableShape) => a.orderBy === b.orderBy && a.indexGranularity === b.indexGranularity;
+
+/** The table's own CREATE statement (columns, engine, partitioning, TTL, settings) under the spare's name, in the new shape. */
+function spareDdl(ddl: string, r: Rekey): string {
+  const replaceOnce = (text: string, from: string, to: string) => {
+    const at = text.indexOf(from);
+    if (at < 0 || text.indexOf(from, at + 1) >= 0) throw new Error(`rekey: ${r.table}'s CREATE statement does not hold "${from}" exactly once`);
+    return text.slice(0, at) + to + text.slice(at + from.length);
+  };
+  const head = /^CREATE TABLE (\S+) /.exec(ddl);
+  if (!head || !(head[1] === r.table || head[1]!.endsWith(`.${r.table}`))) throw new Error(`rekey: unexpected CREATE statement of ${r.table}`);
+  const out = `CREATE TABLE ${spareOf(r.table)} ${ddl.slice(head[0].length)}`;
+  const keyed = replaceOnce(out, `ORDER BY (${r.from.orderBy})`, `ORDER BY (${r.to.orderBy})`);
+  return replaceOnce(keyed, `index_granularity = ${r.from.indexGranularity}`, `index_granularity = ${r.to.indexGranularity}`);
+}
+
+/** Consecutive time blocks grouped into batches of about `maxRows` rows. */
+export function batches(blocks: readonly { b: number; rows: string | number }[], maxRows: number): { lo: number; hi: number; rows: number }[] {
+  const out: { lo: number; hi: number; rows: number }[] = [];
+  let cur: { lo: number; hi: number; rows: number } | undefined;
+  for (const { b, rows } of blocks) {
+    const n = Number(rows);
+    if (cur && cur.rows + n > maxRows) {
+      out.push(cur);
+      cur = undefined;
+    }
+    if (cur) Object.assign(cur, { hi: Number(b), rows: cur.rows + n });
+    else cur = { lo: Number(b), hi: Number(b), rows: n };
+  }
+  if (cur) out.push(cur);
+  return out;
+}
