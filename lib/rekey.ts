@@ -1,9 +1,9 @@
 // Giving a MergeTree table a new sort key or index granularity, which ClickHouse cannot
 // ALTER: the rows are copied into a spare table of the new shape, a range of the key's
-// leading time block at a time, and the two tables are swapped in one step (EXCHANGE
-// TABLES, an Atomic database's atomic rename). A crash before the swap leaves the table as
-// it was, and the next run starts the copy again; after it, the table has its new shape and
-// the next run only drops the old rows. Nothing may write the table meanwhile: migrations
+// leading time block at a time, counted, and the two tables are swapped in one step
+// (EXCHANGE TABLES, an Atomic database's atomic rename). A crash before the swap leaves
+// the table as it was, and the next run starts the copy again; after it, the table has its
+// new shape and the next run only drops the old rows. Nothing may write the table meanwhile: migrations
 // run before the processors start (ops/service.ts). The copy needs room for a second copy
 // of the table while it runs.
 import type { ClickHouse } from './clickhouse.ts';
@@ -44,30 +44,54 @@ export async function rekeyTable(ch: ClickHouse, log: Logger, r: Rekey): Promise
     throw new Error(`rekey: ${r.table} is sorted by (${now.shape.orderBy}), index_granularity ${now.shape.indexGranularity}; expected (${r.from.orderBy}), ${r.from.indexGranularity}`);
   }
   await ch.command(spareDdl(now.ddl, r), undefined, { idempotent: true });
+  // No merges in either table while the rows are counted and copied: a merge of a
+  // ReplacingMergeTree drops replaced versions, and the counts must be of the same rows.
+  await setMerges(ch, [r.table, spare], 'STOP');
+  let total = 0;
+  try {
+    total = await copyRows(ch, log, r, spare);
+    const copied = await rowCount(ch, spare);
+    if (copied !== total) throw new Error(`rekey: ${r.table} has ${total} rows, its copy ${copied}; the table is left as it was`);
+  } finally {
+    await setMerges(ch, [r.table, spare], 'START');
+  }
+  await ch.command('EXCHANGE TABLES {t:Identifier} AND {spare:Identifier}', { t: r.table, spare });
+  await ch.command('DROP TABLE IF EXISTS {t:Identifier} SYNC', { t: spare });
+  log.info('rekeyed a table', { table: r.table, rows: total });
+  return true;
+}
 
+/** Copies every row of the table into the spare, a batch of time blocks at a time; returns how many. */
+async function copyRows(ch: ClickHouse, log: Logger, r: Rekey, spare: string): Promise<number> {
   // The key's leading time block (e.g. toStartOfHour(minute)): a range of it is an
-  // index-usable bound, so each batch reads its own rows only.
+  // index-usable bound, so each batch reads its own rows only. Its values travel as the
+  // engine writes them and come back as constants of the block's own type (Date or
+  // DateTime('UTC')), which no time zone can shift.
   const block = r.from.orderBy.split(', ')[0]!;
-  const blocks = await ch.query<{ b: number; rows: string }>(
-    `SELECT toUnixTimestamp(${block}) AS b, count() AS rows FROM {t:Identifier} GROUP BY b ORDER BY b`,
+  const blocks = await ch.query<{ b: string; rows: string }>(
+    `SELECT toString(${block}) AS b, count() AS rows FROM {t:Identifier} GROUP BY ${block} ORDER BY ${block}`,
     { t: r.table },
   );
   const total = blocks.reduce((s, x) => s + Number(x.rows), 0);
   log.info('rekeying a table: copying its rows', { table: r.table, rows: total, orderBy: r.to.orderBy, indexGranularity: r.to.indexGranularity });
   let done = 0;
   for (const batch of batches(blocks, r.batchRows ?? DEFAULT_BATCH_ROWS)) {
+    // optimize_on_insert = 0: every stored version is copied, as the count expects.
     await ch.command(
       `INSERT INTO {spare:Identifier} SELECT * FROM {t:Identifier}
-       WHERE ${block} >= toDateTime({lo:UInt32}, 'UTC') AND ${block} <= toDateTime({hi:UInt32}, 'UTC')`,
+       WHERE ${block} >= {lo:String} AND ${block} <= {hi:String} SETTINGS optimize_on_insert = 0`,
       { spare, t: r.table, lo: batch.lo, hi: batch.hi },
     );
     done += batch.rows;
     log.info('rekeying a table', { table: r.table, copied: done, of: total });
   }
-  await ch.command('EXCHANGE TABLES {t:Identifier} AND {spare:Identifier}', { t: r.table, spare });
-  await ch.command('DROP TABLE IF EXISTS {t:Identifier} SYNC', { t: spare });
-  log.info('rekeyed a table', { table: r.table, rows: total });
-  return true;
+  return total;
+}
+
+/** Stops or starts background merges of the tables that exist. */
+async function setMerges(ch: ClickHouse, tables: string[], what: 'STOP' | 'START'): Promise<void> {
+  // SYSTEM statements take no bound identifiers; the names were checked to be words.
+  for (const t of tables) if (await tableShape(ch, t)) await ch.command(`SYSTEM ${what} MERGES ${t}`);
 }
 
 /** A table's sort key, granularity and CREATE statement; undefined when there is none. */
@@ -80,6 +104,9 @@ export async function tableShape(ch: ClickHouse, table: string): Promise<{ shape
   const granularity = /\bindex_granularity = (\d+)/.exec(row.create_table_query)?.[1];
   return { shape: { orderBy: row.sorting_key, indexGranularity: Number(granularity ?? 0) }, ddl: row.create_table_query };
 }
+
+const rowCount = async (ch: ClickHouse, table: string) =>
+  Number((await ch.query<{ n: string }>('SELECT count() AS n FROM {t:Identifier}', { t: table }))[0]!.n);
 
 const sameShape = (a: TableShape, b: TableShape) => a.orderBy === b.orderBy && a.indexGranularity === b.indexGranularity;
 
@@ -97,18 +124,18 @@ function spareDdl(ddl: string, r: Rekey): string {
   return replaceOnce(keyed, `index_granularity = ${r.from.indexGranularity}`, `index_granularity = ${r.to.indexGranularity}`);
 }
 
-/** Consecutive time blocks grouped into batches of about `maxRows` rows. */
-export function batches(blocks: readonly { b: number; rows: string | number }[], maxRows: number): { lo: number; hi: number; rows: number }[] {
-  const out: { lo: number; hi: number; rows: number }[] = [];
-  let cur: { lo: number; hi: number; rows: number } | undefined;
+/** Consecutive time blocks, in order, grouped into batches of about `maxRows` rows. */
+export function batches<B>(blocks: readonly { b: B; rows: string | number }[], maxRows: number): { lo: B; hi: B; rows: number }[] {
+  const out: { lo: B; hi: B; rows: number }[] = [];
+  let cur: { lo: B; hi: B; rows: number } | undefined;
   for (const { b, rows } of blocks) {
     const n = Number(rows);
     if (cur && cur.rows + n > maxRows) {
       out.push(cur);
       cur = undefined;
     }
-    if (cur) Object.assign(cur, { hi: Number(b), rows: cur.rows + n });
-    else cur = { lo: Number(b), hi: Number(b), rows: n };
+    if (cur) Object.assign(cur, { hi: b, rows: cur.rows + n });
+    else cur = { lo: b, hi: b, rows: n };
   }
   if (cur) out.push(cur);
   return out;
