@@ -68,6 +68,7 @@ async function copyRows(ch: ClickHouse, log: Logger, r: Rekey, spare: string): P
   // engine writes them and come back as constants of the block's own type (Date or
   // DateTime('UTC')), which no time zone can shift.
   const block = r.from.orderBy.split(', ')[0]!;
+  if (!/^\w+\(\w+\)$/.test(block)) throw new Error(`rekey: ${r.table}'s key does not lead with a time block such as toStartOfHour(minute): ${block}`);
   const blocks = await ch.query<{ b: string; rows: string }>(
     `SELECT toString(${block}) AS b, count() AS rows FROM {t:Identifier} GROUP BY ${block} ORDER BY ${block}`,
     { t: r.table },
