@@ -3,9 +3,9 @@
 // leading time block at a time, counted, and the two tables are swapped in one step
 // (EXCHANGE TABLES, an Atomic database's atomic rename). A crash before the swap leaves
 // the table as it was, and the next run starts the copy again; after it, the table has its
-// new shape and the next run only drops the old rows. Nothing may write the table meanwhile: migrations
-// run before the processors start (ops/service.ts). The copy needs room for a second copy
-// of the table while it runs.
+// new shape and the next run only drops the old rows. Nothing may write the table
+// meanwhile: migrations run before the processors start (ops/service.ts). The copy needs
+// room for a second copy of the table while it runs.
 import type { ClickHouse } from './clickhouse.ts';
 import type { Logger } from './log.ts';
 
