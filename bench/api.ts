@@ -77,6 +77,7 @@ const opt = flags(
     'load-only': { default: 'no', help: '"yes": stop after loading (with --keep-data, to measure later)' },
     only: { default: '', help: 'time only the queries whose name contains this (e.g. "uptime"), to iterate faster' },
     'dump-sql': { default: '', help: 'write the SQL each endpoint ran, with its bound values, to this JSON file (to EXPLAIN or time it by hand)' },
+    'samples-json': { default: '', help: 'write every series\' timings and the ingest figures to this JSON file (bench/api-scale.ts compares two sizes from them)' },
   },
   'p50/p95 of summary, leaderboard and spread uptime over HTTP, for staff (all pairs) and a regular user (100 assets), against the bare query, idle and while ingesting',
 );
@@ -299,6 +300,7 @@ async function main(r: BenchRun): Promise<Figure[]> {
   );
 
   if (dead > 0) say(NAME, `dead letters: ${await dlqReasons(kafka, config)}`);
+  if (opt['samples-json']) writeSamples(opt['samples-json'], results, ingest);
   return figuresOf(results, loaded, ingest);
 }
 
@@ -772,6 +774,16 @@ async function series(service: Service, client: HttpClient, token: string, bare:
     `  ${phase.padEnd(9)} ${q.name} (${s.http.length} requests): HTTP p50 ${fmtMs(percentile(s.http, 50))} p95 ${fmtMs(percentile(s.http, 95))}; bare p50 ${fmtMs(percentile(s.bare, 50))} p95 ${fmtMs(percentile(s.bare, 95))}; ${fmtInt(s.rows)} rows, ${(s.bytes / 2 ** 20).toFixed(1)} MiB; ${fmtInt(s.written)} book minute rows written meanwhile; event-loop delay p99 ${fmtMs(s.loopDelay.p99)}, max ${fmtMs(s.loopDelay.max)}`,
   );
   return s;
+}
+
+/** What one run measured, as bench/api-scale.ts reads it (api-scale.ts: RunSamples). */
+function writeSamples(file: string, results: Map<string, Series>, ingest: { books: number; trades: number; machineCores: number; serviceCores: number }): void {
+  const series = [...results].map(([key, s]) => {
+    const [phase, ...name] = key.split(':');
+    // Staff's name holds the pair count; the key drops it, so runs at two sizes line up.
+    return { phase, query: name.join(':').replace(/\(all \d+ pairs\)/, '(all pairs)'), http: s.http, bare: s.bare, loopDelay: s.loopDelay };
+  });
+  fs.writeFileSync(file, JSON.stringify({ pairs: PAIRS, days: DAYS, at: new Date().toISOString(), series, ingest }));
 }
 
 function figuresOf(

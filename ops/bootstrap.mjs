@@ -19,6 +19,7 @@ const COMMANDS = {
   test: ['node_modules/mocha/bin/mocha.js'],
   'bench:ingest': ['bench/ingest.ts'],
   'bench:api': ['bench/api.ts'],
+  'bench:api-scale': ['bench/api-scale.ts'],
   'bench:targets': ['bench/targets.ts'],
   'bench:market-makers': ['bench/market-makers.ts'],
   'bench:load': ['bench/load.ts'],

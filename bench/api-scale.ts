@@ -1,0 +1,113 @@
+// npm run bench:api-scale — bench:api at two sizes (3,000 pairs against a baseline of 300),
+// in turns, on the same machine in the same hour (issue 18, item 2).
+//
+// Two runs of bench:api a few minutes apart differ by more than the 10 % the goal allows:
+// the 300-pair figures of one series moved between 43 and 83 ms from run to run
+// (docs/benchmarks.md). So one number per size says little. This loads each size's history
+// once into a kept folder, then runs bench:api on it in rounds, the sizes in turns and the
+// order reversed every round (baseline first, then last), so slow minutes of the machine
+// fall on both. Each series' samples are pooled over the rounds; the table gives both
+// sizes' p50 / p95, their ratio, and the ratio of each round's pair of runs.
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { check, flags, fmtMs, percentile, positiveInt, printTable, say, startRun, type Figure } from './common.ts';
+
+const NAME = 'bench:api-scale';
+const opt = flags(
+  NAME,
+  {
+    pairs: { default: '3000', help: 'pairs of the larger size' },
+    'baseline-pairs': { default: '300', help: 'pairs of the baseline' },
+    days: { default: '2', help: 'days of minute history loaded at each size' },
+    rounds: { default: '2', help: 'runs at each size, in turns' },
+    only: { default: '', help: "the series to time, as bench:api's --only (default: all)" },
+    'series-seconds': { default: '30', help: "bench:api's --series-seconds" },
+    'ingesting-seconds': { default: '65', help: "bench:api's --ingesting-seconds" },
+    data: { default: '', help: 'keep both sizes\' history in this folder and reuse it in a later run (default: a temporary folder, removed at the end)' },
+  },
+  'bench:api at two sizes in turns, each series pooled over the rounds, with the ratio of the larger size to the baseline',
+);
+const PAIRS = positiveInt('pairs', opt.pairs);
+const BASELINE = positiveInt('baseline-pairs', opt['baseline-pairs']);
+const DAYS = positiveInt('days', opt.days);
+const ROUNDS = positiveInt('rounds', opt.rounds);
+/** A regular user's answers may grow by this much (issue 18, item 2). */
+const USER_GOAL = 1.1;
+
+/** One bench:api run's output (bench/api.ts: writeSamples). */
+interface RunSamples {
+  pairs: number;
+  series: { phase: 'idle' | 'ingesting'; query: string; http: number[]; bare: number[] }[];
+  ingest: { books: number; trades: number; machineCores: number; serviceCores: number };
+}
+
+const apiScript = path.join(path.dirname(fileURLToPath(import.meta.url)), 'api.ts');
+
+/** bench:api as a child process (its own service, on the broker and registry this run started). */
+function benchApi(label: string, args: string[]): Promise<void> {
+  say(NAME, `${label}: bench:api ${args.join(' ')}`);
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', apiScript, ...args], { stdio: 'inherit' });
+    child.once('error', reject);
+    child.once('exit', (code, signal) => (code === 0 ? resolve() : reject(new Error(`bench:api ${label} ended with ${signal ?? `code ${code}`}`))));
+  });
+}
+
+const run = await startRun(NAME);
+const home = opt.data ? path.resolve(opt.data) : run.tmpDir;
+const folder = (pairs: number) => path.join(home, `p${pairs}-d${DAYS}`);
+const common = ['--days', String(DAYS), '--series-seconds', opt['series-seconds'], '--ingesting-seconds', opt['ingesting-seconds'], ...(opt.only ? ['--only', opt.only] : [])];
+try {
+  for (const pairs of [BASELINE, PAIRS]) await benchApi(`loading ${pairs} pairs`, ['--pairs', String(pairs), '--days', String(DAYS), '--keep-data', folder(pairs), '--load-only', 'yes']);
+  const runs = new Map<number, RunSamples[]>([
+    [BASELINE, []],
+    [PAIRS, []],
+  ]);
+  for (let round = 1; round <= ROUNDS; round++) {
+    const order = round % 2 === 1 ? [BASELINE, PAIRS] : [PAIRS, BASELINE];
+    for (const pairs of order) {
+      const file = path.join(run.tmpDir, `samples-${pairs}-${round}.json`);
+      await benchApi(`round ${round} of ${ROUNDS}, ${pairs} pairs`, ['--pairs', String(pairs), '--keep-data', folder(pairs), '--samples-json', file, ...common]);
+      runs.get(pairs)!.push(JSON.parse(fs.readFileSync(file, 'utf8')) as RunSamples);
+    }
+  }
+  printTable(`bench:api-scale — ${PAIRS} against ${BASELINE} pairs, ${DAYS} day(s), ${ROUNDS} rounds, ${new Date().toISOString()}`, figures(runs.get(BASELINE)!, runs.get(PAIRS)!));
+} catch (e) {
+  say(NAME, `failed: ${(e as Error).stack ?? String(e)}`);
+  process.exitCode = 1;
+} finally {
+  await run.cleanup();
+}
+process.exit(process.exitCode ?? 0);
+
+function figures(base: RunSamples[], big: RunSamples[]): Figure[] {
+  const out: Figure[] = [];
+  const rowsRatio = PAIRS / BASELINE;
+  for (const { phase, query } of base[0]!.series) {
+    const samples = (runs: RunSamples[]) => runs.map((r) => r.series.find((s) => s.phase === phase && s.query === query)?.http ?? []);
+    const [b, g] = [samples(base), samples(big)];
+    const pooled = (xs: number[][], p: number) => percentile(xs.flat(), p);
+    const ratio = (p: number) => pooled(g, p) / pooled(b, p);
+    const perRound = b.map((x, i) => `${(percentile(g[i]!, 50) / percentile(x, 50)).toFixed(2)} / ${(percentile(g[i]!, 95) / percentile(x, 95)).toFixed(2)}`);
+    const staff = query.startsWith('staff');
+    // Staff read every pair: their answers may grow with their rows, not faster.
+    const limit = staff ? rowsRatio : USER_GOAL;
+    out.push({
+      figure: `${query}, ${phase === 'idle' ? 'idle' : 'while ingesting'}: HTTP p50 / p95 at ${BASELINE} and ${PAIRS} pairs; ${PAIRS} / ${BASELINE}`,
+      value: `${fmtMs(pooled(b, 50))} / ${fmtMs(pooled(b, 95))}; ${fmtMs(pooled(g, 50))} / ${fmtMs(pooled(g, 95))}; ${ratio(50).toFixed(2)} / ${ratio(95).toFixed(2)} (each round: ${perRound.join(', ')}; n=${b.flat().length} and ${g.flat().length})`,
+      goal: `p95 ratio <= ${limit.toFixed(1)}`,
+      result: check(ratio(95) <= limit),
+    });
+  }
+  const mean = (runs: RunSamples[], f: (r: RunSamples) => number) => runs.reduce((n, r) => n + f(r), 0) / runs.length;
+  const books = [mean(base, (r) => r.ingest.books), mean(big, (r) => r.ingest.books)] as const;
+  out.push({
+    figure: `ingest while the requests ran: snapshots/s at ${BASELINE} and ${PAIRS} pairs (mean of rounds); cores busy, machine (service)`,
+    value: `${books[0].toFixed(0)} and ${books[1].toFixed(0)}, ${(books[1] / books[0]).toFixed(2)}; ${mean(base, (r) => r.ingest.machineCores).toFixed(2)} (${mean(base, (r) => r.ingest.serviceCores).toFixed(2)}) and ${mean(big, (r) => r.ingest.machineCores).toFixed(2)} (${mean(big, (r) => r.ingest.serviceCores).toFixed(2)})`,
+    goal: 'ratio >= 0.90',
+    result: check(books[1] / books[0] >= 0.9),
+  });
+  return out;
+}
