@@ -77,6 +77,7 @@ const opt = flags(
     'load-only': { default: 'no', help: '"yes": stop after loading (with --keep-data, to measure later)' },
     only: { default: '', help: 'time only the queries whose name contains this (e.g. "uptime"), to iterate faster' },
     'dump-sql': { default: '', help: 'write the SQL each endpoint ran, with its bound values, to this JSON file (to EXPLAIN or time it by hand)' },
+    explain: { default: 'no', help: '"yes": print the parts, rows and marks each recorded statement reads (EXPLAIN ESTIMATE), per series and phase' },
     'samples-json': { default: '', help: 'write every series\' timings and the ingest figures to this JSON file (bench/api-scale.ts compares two sizes from them)' },
   },
   'p50/p95 of summary, leaderboard and spread uptime over HTTP, for staff (all pairs) and a regular user (100 assets), against the bare query, idle and while ingesting',
@@ -715,6 +716,14 @@ async function bareOnce(bare: ClickHouse, queries: Captured[]): Promise<{ ms: nu
   return { ms: performance.now() - t, rows: sizes[0] ?? 0 };
 }
 
+/** What each statement reads, by table: parts, rows and marks (granules), as the engine estimates them. */
+async function explain(bare: ClickHouse, name: string, queries: Captured[]): Promise<void> {
+  for (const [i, q] of queries.entries()) {
+    const rows = await bare.query<{ table: string; parts: string; rows: string; marks: string }>(`EXPLAIN ESTIMATE ${q.sql}`, q.params);
+    say(NAME, `  ${name}, statement ${i + 1}: ${rows.map((r) => `${r.table} ${r.parts} parts, ${fmtInt(Number(r.rows))} rows, ${r.marks} marks`).join('; ') || 'nothing read'}`);
+  }
+}
+
 /** Appends an endpoint's queries to a JSON file (tuples as arrays: TupleParam holds its values). */
 function dumpSql(file: string, name: string, queries: Captured[]): void {
   const all: Record<string, unknown> = fs.existsSync(file) ? JSON.parse(fs.readFileSync(file, 'utf8')) : {};
@@ -743,6 +752,7 @@ async function series(service: Service, client: HttpClient, token: string, bare:
   recorder.recording = undefined;
   if (queries.length === 0) throw new Error(`${q.path} ran no market query`);
   if (opt['dump-sql']) dumpSql(opt['dump-sql'], `${phase}: ${q.name}`, queries);
+  if (opt.explain === 'yes') await explain(bare, `${phase}: ${q.name}`, queries);
   for (let i = 0; i < WARMUP; i++) {
     await bareOnce(bare, queries);
     await untimed();
