@@ -1,12 +1,11 @@
 // npm run bench:api-scale — bench:api at two sizes (3,000 pairs against a baseline of 300),
 // in turns, on the same machine in the same hour (issue 18, item 2).
 //
-// Two runs of bench:api a few minutes apart differ by more than the 10 % the goal allows:
-// the 300-pair figures of one series moved between 43 and 83 ms from run to run
-// (docs/benchmarks.md). So one number per size says little. This loads each size's history
-// once into a kept folder, then runs bench:api on it in rounds, the sizes in turns and the
-// order reversed every round (baseline first, then last), so slow minutes of the machine
-// fall on both. Each series' samples are pooled over the rounds; the table gives both
+// Two runs of bench:api a few minutes apart can differ by more than the 10 % the goal
+// allows (docs/benchmarks.md, "In turns"), so one run per size says little. This loads
+// each size's history once into a kept folder, then runs bench:api on it in rounds, the
+// sizes in turns and the order reversed every round (baseline first, then last), so slow
+// minutes of the machine fall on both. Each series' samples are pooled over the rounds; the table gives both
 // sizes' p50 / p95, their ratio, and the ratio of each round's pair of runs.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
