@@ -44,17 +44,28 @@ interface RunSamples {
 
 const apiScript = path.join(path.dirname(fileURLToPath(import.meta.url)), 'api.ts');
 
+/** The bench:api running now, and its end. */
+let current: Promise<void> | undefined;
+let stopCurrent: (() => void) | undefined;
+
 /** bench:api as a child process (its own service, on the broker and registry this run started). */
 function benchApi(label: string, args: string[]): Promise<void> {
   say(NAME, `${label}: bench:api ${args.join(' ')}`);
-  return new Promise((resolve, reject) => {
+  current = new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--import', 'tsx', apiScript, ...args], { stdio: 'inherit' });
+    stopCurrent = () => child.kill('SIGINT');
     child.once('error', reject);
     child.once('exit', (code, signal) => (code === 0 ? resolve() : reject(new Error(`bench:api ${label} ended with ${signal ?? `code ${code}`}`))));
   });
+  return current;
 }
 
 const run = await startRun(NAME);
+// Stopped (Ctrl-C, SIGTERM), the run's bench:api cleans up first: it uses the broker this one stops.
+run.onCleanup(async () => {
+  stopCurrent?.();
+  await current?.catch(() => undefined);
+});
 const home = opt.data ? path.resolve(opt.data) : run.tmpDir;
 const folder = (pairs: number) => path.join(home, `p${pairs}-d${DAYS}`);
 const common = ['--days', String(DAYS), '--series-seconds', opt['series-seconds'], '--ingesting-seconds', opt['ingesting-seconds'], ...(opt.only ? ['--only', opt.only] : [])];

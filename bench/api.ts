@@ -75,7 +75,7 @@ const opt = flags(
     'ingesting-seconds': { default: '65', help: 'least seconds per timed series while ingesting (more requests than --requests), so each series sees a minute close with its rollups' },
     'keep-data': { default: '', help: 'keep the data folder here, and reuse the history already loaded in it (same --pairs and --days)' },
     'load-only': { default: 'no', help: '"yes": stop after loading (with --keep-data, to measure later)' },
-    only: { default: '', help: 'time only the queries whose name contains this (e.g. "uptime"), to iterate faster' },
+    only: { default: '', help: 'time only the queries whose name contains this, or one of these separated by | (e.g. "uptime"), to iterate faster' },
     'dump-sql': { default: '', help: 'write the SQL each endpoint ran, with its bound values, to this JSON file (to EXPLAIN or time it by hand)' },
     explain: { default: 'no', help: '"yes": print the parts, rows and marks each recorded statement reads (EXPLAIN ESTIMATE), per series and phase' },
     'samples-json': { default: '', help: 'write every series\' timings and the ingest figures to this JSON file (bench/api-scale.ts compares two sizes from them)' },
@@ -145,7 +145,7 @@ const QUERIES: QuerySpec[] = [
   { name: `${USER}: spread uptime, first asked (caches emptied)`, as: 'user', ...UPTIME, cold: 'first' },
 ];
 
-const SELECTED = QUERIES.filter((q) => q.name.includes(opt.only));
+const SELECTED = QUERIES.filter((q) => opt.only.split('|').some((part) => q.name.includes(part)));
 if (SELECTED.length === 0) throw new Error(`--only ${opt.only}: no query's name contains it (${QUERIES.map((q) => q.name).join('; ')})`);
 
 /**
