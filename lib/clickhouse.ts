@@ -12,6 +12,7 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Config } from './config.ts';
+import { StatementQueue } from './statement-queue.ts';
 import { createLogger, type Logger } from './log.ts';
 
 export type Params = Record<string, unknown>;
@@ -80,6 +81,18 @@ export class ClickHouseQueryError extends Error {
 
 let querySeq = 0;
 
+/**
+ * The embedded engine's statements that bind values, of every connection of this process:
+ * chdb runs them one at a time anyway; this picks which goes next (lib/statement-queue.ts),
+ * by each connection's `priority`. After a second of waiting a statement goes next
+ * whatever its priority: a request then waits for ingestion's oldest statement, and
+ * ingestion never waits long behind a steady stream of requests.
+ */
+const BOUND_STATEMENTS = new StatementQueue({ maxWaitMs: 1000 });
+
+/** Whether the embedded engine takes this statement through its line of bound statements (chdb binds only when there are values). */
+const bound = (params: Params): boolean => Object.keys(params).length > 0;
+
 export interface OpenOptions {
   /**
    * Embedded engine only: connections to open and spread statements over, least busy
@@ -93,10 +106,12 @@ export interface OpenOptions {
    */
   threadsPerQuery?: number;
   /**
-   * ClickHouse's `priority` of every statement (1 is the highest). While a statement of a
-   * higher priority runs, those of lower ones pause between blocks: the service gives the
-   * API 1 and ingestion 2, so a minute's writes and rollups wait out a request instead of
-   * sharing the cores with it (ops/service.ts).
+   * ClickHouse's `priority` of every statement (1, the default, is the highest). On a
+   * server, while a statement of a higher priority runs, those of lower ones pause between
+   * blocks. The embedded engine runs the statements that bind values one at a time: there
+   * the most urgent waiting one goes next (BOUND_STATEMENTS). The service gives the API 1
+   * and ingestion 2, so a minute's writes and rollups wait out a request instead of
+   * delaying it (ops/service.ts).
    */
   priority?: number;
   /** Retries after transient errors (see transientReason); `{ retries: 0 }` turns them off. */
@@ -329,13 +344,22 @@ export function openClickHouse(config: Pick<Config, 'clickhouseUrl' | 'clickhous
   /** Statement attempts under way, by query id: what cancel() kills and waits for. */
   const running = new Map<string, Promise<unknown>>();
   let stopping = false;
-  /** Runs fn on the least busy client. */
-  const onClient = async <T>(fn: (client: ClickHouseClient) => Promise<T>): Promise<T> => {
+  const priority = opts.priority ?? 1;
+  /**
+   * Runs fn on the least busy client. On the embedded engine a statement that binds values
+   * (`bound`) first waits for its turn in the process's line of them (BOUND_STATEMENTS),
+   * and is refused there if the connection began stopping meanwhile.
+   */
+  const onClient = async <T>(queryId: string, bound: boolean, fn: (client: ClickHouseClient) => Promise<T>): Promise<T> => {
     let i = 0;
     for (let j = 1; j < clients.length; j++) if (busy[j]! < busy[i]!) i = j;
     busy[i]!++;
     try {
-      return await fn(clients[i]!);
+      if (!bound || config.clickhouseUrl) return await fn(clients[i]!);
+      return await BOUND_STATEMENTS.run(priority, () => {
+        if (stopping) throw new ClickHouseStoppedError(queryId);
+        return fn(clients[i]!);
+      });
     } finally {
       busy[i]!--;
     }
@@ -348,7 +372,8 @@ export function openClickHouse(config: Pick<Config, 'clickhouseUrl' | 'clickhous
   if (config.clickhouseUrl) watchStatuses();
   /** A SELECT's output in ClickHouse's Template format, with JSON escaping, as a stream. */
   const template = (query_id: string, sql: string, params: Params, formats: Record<string, string>): Promise<Readable> =>
-    onClient(async (client) => {
+    // Always bound on the embedded engine (the template's settings are).
+    onClient(query_id, true, async (client) => {
       const settings = { ...formats, ...JSON_ARRAY.json };
       // A server takes them as the request's settings. The embedded engine would keep
       // client settings as session SETs (see the interface), so there they are bound
@@ -384,6 +409,7 @@ export function openClickHouse(config: Pick<Config, 'clickhouseUrl' | 'clickhous
       try {
         return await attemptDone;
       } catch (e) {
+        if (e instanceof ClickHouseStoppedError) throw e;
         const reason = transientReason(e, statuses.get(queryId));
         if (stopping || !retryable || attempt > retries || reason === undefined) throw new ClickHouseQueryError(queryId, e, attempt);
         const backoff = Math.min(maxDelayMs, baseDelayMs * 2 ** (attempt - 1));
@@ -403,7 +429,7 @@ export function openClickHouse(config: Pick<Config, 'clickhouseUrl' | 'clickhous
       wrap(true, async (query_id) => {
         // 64-bit integers as JSON numbers, on every query (see insert for why explicit).
         const clickhouse_settings: ClickHouseSettings = { output_format_json_quote_64bit_integers: 0, ...perStatement(query_id), ...settings };
-        return onClient(async (client) => {
+        return onClient(query_id, bound(params), async (client) => {
           const rs = await client.query({ query: sql, query_params: params, format: 'JSONEachRow', query_id, clickhouse_settings });
           return rs.json<T>();
         });
@@ -423,7 +449,7 @@ export function openClickHouse(config: Pick<Config, 'clickhouseUrl' | 'clickhous
       }),
     command: (sql, params = {}, opts = {}) =>
       wrap(opts.idempotent === true, async (query_id) => {
-        await onClient((client) => client.command({ query: sql, query_params: params, query_id, clickhouse_settings: perStatement(query_id) }));
+        await onClient(query_id, bound(params), (client) => client.command({ query: sql, query_params: params, query_id, clickhouse_settings: perStatement(query_id) }));
       }),
     insert: (table, rows, opts = {}) =>
       wrap(Boolean(opts.dedupToken), async (query_id) => {
@@ -437,7 +463,7 @@ export function openClickHouse(config: Pick<Config, 'clickhouseUrl' | 'clickhous
           // ...and keep the materialized views fed by this table from counting it twice.
           deduplicate_blocks_in_dependent_materialized_views: opts.dedupToken ? 1 : 0,
         };
-        await onClient((client) => client.insert({ table, values: insertValues(rows), format: 'JSONEachRow', query_id, clickhouse_settings }));
+        await onClient(query_id, false, (client) => client.insert({ table, values: insertValues(rows), format: 'JSONEachRow', query_id, clickhouse_settings }));
       }),
     cancel: async (withinMs = 5000) => {
       stopping = true;

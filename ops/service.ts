@@ -95,19 +95,22 @@ export function opsTokenPath(config: Pick<Config, 'dataDir'>): string {
 }
 
 /**
- * The API's connections to the embedded engine: an endpoint runs its queries (books,
- * trades, derivatives) at once, and requests overlap. Two threads a query: faster than the
- * engine's default of 4 and than 1 on the 30-day benchmark data (docs/benchmarks.md,
- * "Measurements behind the code").
+ * The API's connections to the embedded engine: an endpoint asks its queries (books,
+ * trades, derivatives) at once, and requests overlap; the engine runs those that bind
+ * values one at a time, the API's first (priority 1, lib/statement-queue.ts). Two threads
+ * a query: faster than the engine's default of 4 and than 1 on the 30-day benchmark data
+ * (docs/benchmarks.md, "Measurements behind the code").
  */
 export const API_CLICKHOUSE = { connections: 2, threadsPerQuery: 2, priority: 1 };
 
 /**
- * Ingestion's connections: below the API in priority, so the writes and rollups of a
- * minute close pause between blocks while a request's query runs, rather than share the
- * two cores with it. The price is that ingestion's writes wait while the API is busy; the
- * processors still kept up under the benchmark's back-to-back requests (docs/benchmarks.md,
- * "Measurements behind the code").
+ * Ingestion's connections: below the API in priority, so the rollups and reads of a minute
+ * close wait for a request's queries instead of delaying them (on the embedded engine, they
+ * go after the API's in the line of bound statements; on a server, they pause between
+ * blocks). The price is that ingestion waits while the API is busy, for a second at most on
+ * the embedded engine; the processors still kept up under the benchmark's back-to-back
+ * requests (docs/benchmarks.md, "Measurements behind the code", "One line of bound
+ * statements").
  */
 export const INGEST_CLICKHOUSE = { priority: 2 };
 
