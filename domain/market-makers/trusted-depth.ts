@@ -27,24 +27,20 @@ export class TrustedDepthJoin {
    */
   async recompute(keys: RollupKey[], unit: 'minute' | 'hour' = 'minute'): Promise<void> {
     if (keys.length === 0) return;
-    const step = unit === 'minute' ? MINUTE : HOUR;
-    const seen = new Map<string, TupleParam>();
-    let lo = Infinity;
-    let hi = -Infinity;
-    for (const k of keys) {
-      const start = Math.floor(k.minute / step) * step;
-      seen.set(`${k.exchange}\u0000${k.pair}\u0000${start}`, new TupleParam([k.exchange, k.pair, start / 1000]));
-      lo = Math.min(lo, start);
-      hi = Math.max(hi, start + step);
-    }
-    const at = unit === 'minute' ? 'minute' : 'toStartOfHour(minute)';
-    // The hour block bounds the sort key's first column; the minute range narrows within it.
-    // The keys reach IN through a subquery: a bound array of more than about 32,000 tuples
-    // is compared with every row (docs/benchmarks.md, "Thousands of pairs").
-    const where = `toStartOfHour(minute) >= toStartOfHour(toDateTime({lo:UInt32}, 'UTC')) AND toStartOfHour(minute) <= toStartOfHour(toDateTime({hi:UInt32} - 1, 'UTC'))
-        AND minute >= toDateTime({lo:UInt32}, 'UTC') AND minute < toDateTime({hi:UInt32}, 'UTC')
-        AND (exchange, pair, ${at}) IN (SELECT arrayJoin({keys:Array(Tuple(String, String, DateTime('UTC')))}))`;
-    const params = { lo: lo / 1000, hi: hi / 1000, keys: [...seen.values()], levels: [...LEVELS_BPS] };
+    // Most flushes of the order-book processor, thousands of pairs' minutes, hold no market
+    // maker's minute: the own orders (a few pairs) are looked up first, and only their
+    // minutes are joined with the books, not every book minute of the flush.
+    const scope = minutesOf(keys, unit);
+    // Not aliased \`minute\`: an alias is seen by WHERE, where \`minute\` is the column.
+    const own = await this.ch.query<{ exchange: string; pair: string; at: number }>(
+      `SELECT DISTINCT exchange, pair, toUnixTimestamp(minute) AS at FROM mm_order_minutes FINAL WHERE ${scope.where} AND usd_samples > 0`,
+      scope.params,
+    );
+    if (own.length === 0) return;
+    const { where, params } = minutesOf(
+      own.map((r) => ({ exchange: r.exchange, pair: r.pair, minute: Number(r.at) * 1000 })),
+      'minute',
+    );
     const joined = await this.ch.query<{ exchange: string; pair: string; minute: number }>(
       `SELECT DISTINCT o.exchange AS exchange, o.pair AS pair, toUnixTimestamp(o.minute) AS minute
        FROM (SELECT exchange, pair, minute FROM mm_order_minutes FINAL WHERE ${where} AND usd_samples > 0) AS o
@@ -52,7 +48,7 @@ export class TrustedDepthJoin {
          ON o.exchange = b.exchange AND o.pair = b.pair AND o.minute = b.minute`,
       params,
     );
-    // Most flushes of the order-book processor find no market maker's minute: nothing to write.
+    // The book of a market maker's minute may not be written yet: nothing to write.
     if (joined.length === 0) return;
     await this.ch.command(
       `INSERT INTO trusted_depth_minutes (exchange, pair, wallet_id, minute, mid, bid_depth, ask_depth, closed_at)
@@ -68,4 +64,31 @@ export class TrustedDepthJoin {
     );
     await this.rollups.recompute(joined.map((r) => ({ exchange: r.exchange, pair: r.pair, minute: Number(r.minute) * 1000 })));
   }
+}
+
+/**
+ * The condition selecting these keys' minutes (`unit` minute) or hours' minutes (`unit`
+ * hour), with its bound values. The hour block bounds the sort key's first column; the
+ * minute range narrows within it. The keys reach IN through a subquery: a bound array of
+ * more than about 32,000 tuples is compared with every row (docs/benchmarks.md, "Thousands
+ * of pairs").
+ */
+function minutesOf(keys: RollupKey[], unit: 'minute' | 'hour'): { where: string; params: Record<string, unknown> } {
+  const step = unit === 'minute' ? MINUTE : HOUR;
+  const seen = new Map<string, TupleParam>();
+  let lo = Infinity;
+  let hi = -Infinity;
+  for (const k of keys) {
+    const start = Math.floor(k.minute / step) * step;
+    seen.set(`${k.exchange}\u0000${k.pair}\u0000${start}`, new TupleParam([k.exchange, k.pair, start / 1000]));
+    lo = Math.min(lo, start);
+    hi = Math.max(hi, start + step);
+  }
+  const at = unit === 'minute' ? 'minute' : 'toStartOfHour(minute)';
+  return {
+    where: `toStartOfHour(minute) >= toStartOfHour(toDateTime({lo:UInt32}, 'UTC')) AND toStartOfHour(minute) <= toStartOfHour(toDateTime({hi:UInt32} - 1, 'UTC'))
+        AND minute >= toDateTime({lo:UInt32}, 'UTC') AND minute < toDateTime({hi:UInt32}, 'UTC')
+        AND (exchange, pair, ${at}) IN (SELECT arrayJoin({keys:Array(Tuple(String, String, DateTime('UTC')))}))`,
+    params: { lo: lo / 1000, hi: hi / 1000, keys: [...seen.values()], levels: [...LEVELS_BPS] },
+  };
 }

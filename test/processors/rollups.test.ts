@@ -52,7 +52,7 @@ describe('rollups: finding what a crash left unrolled', () => {
     expect(Number(day?.trades)).to.equal(4);
   });
 
-  it('recomputes exactly the hours it is given, also among more keys than the engine hashes as a constant (over 32,000)', async () => {
+  it('recomputes exactly the hours it is given, and their days, also among many keys (statements of KEYS_PER_STATEMENT, more than the engine hashes as a constant)', async () => {
     const ch = testStack().service.deps.ch;
     const rollups = new Rollups(ch, trade);
     const ex = `${exchange}k`;
@@ -68,6 +68,15 @@ describe('rollups: finding what a crash left unrolled', () => {
     expect(hours.map((h) => [h.pair, h.hour, Number(h.trades)])).to.deep.equal([
       ['A/USD', '2026-01-05 10:00:00', 1],
       ['B/USD', '2026-01-05 11:00:00', 1],
+    ]);
+    // Each day from the hour rows written before it, whichever statement wrote them.
+    const days = await ch.query<{ pair: string; trades: number }>(
+      `SELECT pair, trades FROM trade_days FINAL WHERE exchange = {ex:String} ORDER BY pair`,
+      { ex },
+    );
+    expect(days.map((d) => [d.pair, Number(d.trades)])).to.deep.equal([
+      ['A/USD', 1],
+      ['B/USD', 1],
     ]);
   });
 });

@@ -11,6 +11,8 @@ import { fromRollups, hourFromMinutes, keyColumns, rollupColumns, type Family } 
 
 const HOUR = 3_600_000;
 const DAY = 86_400_000;
+/** Keys a rollup statement recomputes at most (see recompute). */
+const KEYS_PER_STATEMENT = 500;
 
 export interface RollupKey {
   exchange: string;
@@ -40,32 +42,42 @@ export class Rollups {
    * so a recompute of many pairs and hours (a day of 1,400 pairs, a catch-up after
    * downtime) grew with rows x keys; a subquery's keys become a hashed set
    * (docs/benchmarks.md, "Rollups of thousands of pairs").
+   *
+   * At most KEYS_PER_STATEMENT keys a statement: the embedded engine runs one bound
+   * statement at a time, and a request waits for the one running, so a minute close of
+   * thousands of pairs runs as several short statements rather than one long one
+   * (docs/benchmarks.md, "One line of bound statements"). All hours are written before
+   * any day is computed from them.
    */
   async recompute(keys: RollupKey[]): Promise<void> {
     if (keys.length === 0) return;
     const { tables, params } = this.family;
     const hours = unique(keys, HOUR);
     const days = unique(keys, DAY);
-    await this.ch.command(
-      `INSERT INTO {hours:Identifier} (${this.columns})
-       SELECT ${this.keys}, toStartOfHour(minute) AS hour_start, ${hourFromMinutes(this.family)}, now64(3)
-       FROM {minutes:Identifier} FINAL
-       WHERE minute >= toDateTime({lo:UInt32}, 'UTC') AND minute < toDateTime({hi:UInt32}, 'UTC')
-         AND (exchange, pair, toStartOfHour(minute)) IN (SELECT arrayJoin({keys:Array(Tuple(String, String, DateTime('UTC')))}))
-       GROUP BY ${this.keys}, hour_start`,
-      { ...params, hours: tables.hours, minutes: tables.minutes, ...range(hours, HOUR), keys: hours.map((k) => new TupleParam([k.exchange, k.pair, k.start / 1000])) },
-      { idempotent: true },
-    );
-    await this.ch.command(
-      `INSERT INTO {days:Identifier} (${this.columns})
-       SELECT ${this.keys}, toStartOfDay(bucket) AS day_start, ${fromRollups(this.family)}, now64(3)
-       FROM {hours:Identifier} FINAL
-       WHERE bucket >= toDateTime({lo:UInt32}, 'UTC') AND bucket < toDateTime({hi:UInt32}, 'UTC')
-         AND (exchange, pair, toStartOfDay(bucket)) IN (SELECT arrayJoin({keys:Array(Tuple(String, String, DateTime('UTC')))}))
-       GROUP BY ${this.keys}, day_start`,
-      { days: tables.days, hours: tables.hours, ...range(days, DAY), keys: days.map((k) => new TupleParam([k.exchange, k.pair, k.start / 1000])) },
-      { idempotent: true },
-    );
+    for (const part of slices(hours)) {
+      await this.ch.command(
+        `INSERT INTO {hours:Identifier} (${this.columns})
+         SELECT ${this.keys}, toStartOfHour(minute) AS hour_start, ${hourFromMinutes(this.family)}, now64(3)
+         FROM {minutes:Identifier} FINAL
+         WHERE minute >= toDateTime({lo:UInt32}, 'UTC') AND minute < toDateTime({hi:UInt32}, 'UTC')
+           AND (exchange, pair, toStartOfHour(minute)) IN (SELECT arrayJoin({keys:Array(Tuple(String, String, DateTime('UTC')))}))
+         GROUP BY ${this.keys}, hour_start`,
+        { ...params, hours: tables.hours, minutes: tables.minutes, ...range(part, HOUR), keys: part.map((k) => new TupleParam([k.exchange, k.pair, k.start / 1000])) },
+        { idempotent: true },
+      );
+    }
+    for (const part of slices(days)) {
+      await this.ch.command(
+        `INSERT INTO {days:Identifier} (${this.columns})
+         SELECT ${this.keys}, toStartOfDay(bucket) AS day_start, ${fromRollups(this.family)}, now64(3)
+         FROM {hours:Identifier} FINAL
+         WHERE bucket >= toDateTime({lo:UInt32}, 'UTC') AND bucket < toDateTime({hi:UInt32}, 'UTC')
+           AND (exchange, pair, toStartOfDay(bucket)) IN (SELECT arrayJoin({keys:Array(Tuple(String, String, DateTime('UTC')))}))
+         GROUP BY ${this.keys}, day_start`,
+        { days: tables.days, hours: tables.hours, ...range(part, DAY), keys: part.map((k) => new TupleParam([k.exchange, k.pair, k.start / 1000])) },
+        { idempotent: true },
+      );
+    }
     // Last, so whoever reads the count after this sees the rows above (004_market_writes.sql).
     // Not retried: a count written twice would only make readers compute those hours again,
     // but a failed attempt here fails the flush, which writes the minutes again anyway.
@@ -118,6 +130,15 @@ function unique(keys: RollupKey[], unit: number): { exchange: string; pair: stri
     if (!seen.has(id)) seen.set(id, { exchange: k.exchange, pair: k.pair, start });
   }
   return [...seen.values()];
+}
+
+/** Keys in runs of KEYS_PER_STATEMENT, in the tables' order (pair, then exchange), so a run's rows lie together. */
+function slices<K extends { exchange: string; pair: string; start: number }>(keys: K[]): K[][] {
+  if (keys.length <= KEYS_PER_STATEMENT) return [keys];
+  const sorted = [...keys].sort((a, b) => (a.pair < b.pair ? -1 : a.pair > b.pair ? 1 : a.exchange < b.exchange ? -1 : a.exchange > b.exchange ? 1 : a.start - b.start));
+  const out: K[][] = [];
+  for (let i = 0; i < sorted.length; i += KEYS_PER_STATEMENT) out.push(sorted.slice(i, i + KEYS_PER_STATEMENT));
+  return out;
 }
 
 function range(keys: { start: number }[], unit: number): { lo: number; hi: number } {
