@@ -91,7 +91,7 @@ let querySeq = 0;
 const BOUND_STATEMENTS = new StatementQueue({ maxWaitMs: 1000 });
 
 /** Whether the embedded engine takes this statement through its line of bound statements (chdb binds only when there are values). */
-const bound = (params: Params): boolean => Object.keys(params).length > 0;
+const bindsValues = (params: Params): boolean => Object.keys(params).length > 0;
 
 export interface OpenOptions {
   /**
@@ -429,7 +429,7 @@ export function openClickHouse(config: Pick<Config, 'clickhouseUrl' | 'clickhous
       wrap(true, async (query_id) => {
         // 64-bit integers as JSON numbers, on every query (see insert for why explicit).
         const clickhouse_settings: ClickHouseSettings = { output_format_json_quote_64bit_integers: 0, ...perStatement(query_id), ...settings };
-        return onClient(query_id, bound(params), async (client) => {
+        return onClient(query_id, bindsValues(params), async (client) => {
           const rs = await client.query({ query: sql, query_params: params, format: 'JSONEachRow', query_id, clickhouse_settings });
           return rs.json<T>();
         });
@@ -449,7 +449,7 @@ export function openClickHouse(config: Pick<Config, 'clickhouseUrl' | 'clickhous
       }),
     command: (sql, params = {}, opts = {}) =>
       wrap(opts.idempotent === true, async (query_id) => {
-        await onClient(query_id, bound(params), (client) => client.command({ query: sql, query_params: params, query_id, clickhouse_settings: perStatement(query_id) }));
+        await onClient(query_id, bindsValues(params), (client) => client.command({ query: sql, query_params: params, query_id, clickhouse_settings: perStatement(query_id) }));
       }),
     insert: (table, rows, opts = {}) =>
       wrap(Boolean(opts.dedupToken), async (query_id) => {

@@ -31,7 +31,7 @@ export class TrustedDepthJoin {
     // maker's minute: the own orders (a few pairs) are looked up first, and only their
     // minutes are joined with the books, not every book minute of the flush.
     const scope = minutesOf(keys, unit);
-    // Not aliased \`minute\`: an alias is seen by WHERE, where \`minute\` is the column.
+    // Not aliased `minute`: an alias is seen by WHERE, where `minute` is the column.
     const own = await this.ch.query<{ exchange: string; pair: string; at: number }>(
       `SELECT DISTINCT exchange, pair, toUnixTimestamp(minute) AS at FROM mm_order_minutes FINAL WHERE ${scope.where} AND usd_samples > 0`,
       scope.params,
@@ -59,7 +59,7 @@ export class TrustedDepthJoin {
        FROM (SELECT * FROM mm_order_minutes FINAL WHERE ${where} AND usd_samples > 0) AS o
        INNER JOIN (SELECT exchange, pair, minute, mid FROM book_minutes FINAL WHERE ${where}) AS b
          ON o.exchange = b.exchange AND o.pair = b.pair AND o.minute = b.minute`,
-      params,
+      { ...params, levels: [...LEVELS_BPS] },
       { idempotent: true },
     );
     await this.rollups.recompute(joined.map((r) => ({ exchange: r.exchange, pair: r.pair, minute: Number(r.minute) * 1000 })));
@@ -89,6 +89,6 @@ function minutesOf(keys: RollupKey[], unit: 'minute' | 'hour'): { where: string;
     where: `toStartOfHour(minute) >= toStartOfHour(toDateTime({lo:UInt32}, 'UTC')) AND toStartOfHour(minute) <= toStartOfHour(toDateTime({hi:UInt32} - 1, 'UTC'))
         AND minute >= toDateTime({lo:UInt32}, 'UTC') AND minute < toDateTime({hi:UInt32}, 'UTC')
         AND (exchange, pair, ${at}) IN (SELECT arrayJoin({keys:Array(Tuple(String, String, DateTime('UTC')))}))`,
-    params: { lo: lo / 1000, hi: hi / 1000, keys: [...seen.values()], levels: [...LEVELS_BPS] },
+    params: { lo: lo / 1000, hi: hi / 1000, keys: [...seen.values()] },
   };
 }

@@ -6,7 +6,7 @@
 // keep rows of those hours to compute them again. The SQL is derived from the family's
 // declaration only; keys, times and the family's values are bound.
 import { TupleParam } from '@clickhouse/client';
-import type { ClickHouse } from '../../../lib/clickhouse.ts';
+import type { ClickHouse, Params } from '../../../lib/clickhouse.ts';
 import { fromRollups, hourFromMinutes, keyColumns, rollupColumns, type Family } from '../families/family.ts';
 
 const HOUR = 3_600_000;
@@ -19,6 +19,13 @@ export interface RollupKey {
   pair: string;
   /** A minute (epoch ms) whose hour and day need recomputing. */
   minute: number;
+}
+
+/** A key's hour or day: its pair and the bucket's start (epoch ms). */
+interface Start {
+  exchange: string;
+  pair: string;
+  start: number;
 }
 
 export class Rollups {
@@ -54,30 +61,28 @@ export class Rollups {
     const { tables, params } = this.family;
     const hours = unique(keys, HOUR);
     const days = unique(keys, DAY);
-    for (const part of slices(hours)) {
-      await this.ch.command(
-        `INSERT INTO {hours:Identifier} (${this.columns})
-         SELECT ${this.keys}, toStartOfHour(minute) AS hour_start, ${hourFromMinutes(this.family)}, now64(3)
-         FROM {minutes:Identifier} FINAL
-         WHERE minute >= toDateTime({lo:UInt32}, 'UTC') AND minute < toDateTime({hi:UInt32}, 'UTC')
-           AND (exchange, pair, toStartOfHour(minute)) IN (SELECT arrayJoin({keys:Array(Tuple(String, String, DateTime('UTC')))}))
-         GROUP BY ${this.keys}, hour_start`,
-        { ...params, hours: tables.hours, minutes: tables.minutes, ...range(part, HOUR), keys: part.map((k) => new TupleParam([k.exchange, k.pair, k.start / 1000])) },
-        { idempotent: true },
-      );
-    }
-    for (const part of slices(days)) {
-      await this.ch.command(
-        `INSERT INTO {days:Identifier} (${this.columns})
-         SELECT ${this.keys}, toStartOfDay(bucket) AS day_start, ${fromRollups(this.family)}, now64(3)
-         FROM {hours:Identifier} FINAL
-         WHERE bucket >= toDateTime({lo:UInt32}, 'UTC') AND bucket < toDateTime({hi:UInt32}, 'UTC')
-           AND (exchange, pair, toStartOfDay(bucket)) IN (SELECT arrayJoin({keys:Array(Tuple(String, String, DateTime('UTC')))}))
-         GROUP BY ${this.keys}, day_start`,
-        { days: tables.days, hours: tables.hours, ...range(part, DAY), keys: part.map((k) => new TupleParam([k.exchange, k.pair, k.start / 1000])) },
-        { idempotent: true },
-      );
-    }
+    await this.inSlices(
+      `INSERT INTO {hours:Identifier} (${this.columns})
+       SELECT ${this.keys}, toStartOfHour(minute) AS hour_start, ${hourFromMinutes(this.family)}, now64(3)
+       FROM {minutes:Identifier} FINAL
+       WHERE minute >= toDateTime({lo:UInt32}, 'UTC') AND minute < toDateTime({hi:UInt32}, 'UTC')
+         AND (exchange, pair, toStartOfHour(minute)) IN (SELECT arrayJoin({keys:Array(Tuple(String, String, DateTime('UTC')))}))
+       GROUP BY ${this.keys}, hour_start`,
+      { ...params, hours: tables.hours, minutes: tables.minutes },
+      hours,
+      HOUR,
+    );
+    await this.inSlices(
+      `INSERT INTO {days:Identifier} (${this.columns})
+       SELECT ${this.keys}, toStartOfDay(bucket) AS day_start, ${fromRollups(this.family)}, now64(3)
+       FROM {hours:Identifier} FINAL
+       WHERE bucket >= toDateTime({lo:UInt32}, 'UTC') AND bucket < toDateTime({hi:UInt32}, 'UTC')
+         AND (exchange, pair, toStartOfDay(bucket)) IN (SELECT arrayJoin({keys:Array(Tuple(String, String, DateTime('UTC')))}))
+       GROUP BY ${this.keys}, day_start`,
+      { days: tables.days, hours: tables.hours },
+      days,
+      DAY,
+    );
     // Last, so whoever reads the count after this sees the rows above (004_market_writes.sql).
     // Not retried: a count written twice would only make readers compute those hours again,
     // but a failed attempt here fails the flush, which writes the minutes again anyway.
@@ -85,6 +90,13 @@ export class Rollups {
       `INSERT INTO market_writes (source, hour, writes) SELECT {source:String}, arrayJoin({written:Array(DateTime('UTC'))}), 1`,
       { source: tables.minutes, written: [...new Set(hours.map((k) => k.start / 1000))] },
     );
+  }
+
+  /** Runs a rollup statement once per slice of the keys, each with its keys and their time range (`lo`, `hi`) bound. */
+  private async inSlices(sql: string, params: Params, keys: Start[], unit: number): Promise<void> {
+    for (const part of slices(keys)) {
+      await this.ch.command(sql, { ...params, ...range(part, unit), keys: part.map((k) => new TupleParam([k.exchange, k.pair, k.start / 1000])) }, { idempotent: true });
+    }
   }
 
   /**
@@ -122,8 +134,8 @@ export class Rollups {
   }
 }
 
-function unique(keys: RollupKey[], unit: number): { exchange: string; pair: string; start: number }[] {
-  const seen = new Map<string, { exchange: string; pair: string; start: number }>();
+function unique(keys: RollupKey[], unit: number): Start[] {
+  const seen = new Map<string, Start>();
   for (const k of keys) {
     const start = Math.floor(k.minute / unit) * unit;
     const id = `${k.exchange}\u0000${k.pair}\u0000${start}`;
@@ -133,10 +145,10 @@ function unique(keys: RollupKey[], unit: number): { exchange: string; pair: stri
 }
 
 /** Keys in runs of KEYS_PER_STATEMENT, in the tables' order (pair, then exchange), so a run's rows lie together. */
-function slices<K extends { exchange: string; pair: string; start: number }>(keys: K[]): K[][] {
+function slices(keys: Start[]): Start[][] {
   if (keys.length <= KEYS_PER_STATEMENT) return [keys];
   const sorted = [...keys].sort((a, b) => (a.pair < b.pair ? -1 : a.pair > b.pair ? 1 : a.exchange < b.exchange ? -1 : a.exchange > b.exchange ? 1 : a.start - b.start));
-  const out: K[][] = [];
+  const out: Start[][] = [];
   for (let i = 0; i < sorted.length; i += KEYS_PER_STATEMENT) out.push(sorted.slice(i, i + KEYS_PER_STATEMENT));
   return out;
 }
