@@ -6,12 +6,15 @@
 // each size's history once into a kept folder, then runs bench:api on it in rounds, the
 // sizes in turns and the order reversed every round (baseline first, then last), so slow
 // minutes of the machine fall on both. Each series' samples are pooled over the rounds; the table gives both
-// sizes' p50 / p95, their ratio, and the ratio of each round's pair of runs.
+// sizes' p50 / p95, their ratio, and the ratio of each round's pair of runs. Round 1 also
+// records the statements each series ran, into each folder; bench:engine-scale then runs
+// them again at both sizes side by side, which resolves a few per cent where HTTP cannot.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { check, flags, fmtMs, percentile, positiveInt, printTable, say, startRun, type Figure } from './common.ts';
+import { STATEMENTS_FILE } from './statements.ts';
 
 const NAME = 'bench:api-scale';
 const opt = flags(
@@ -25,6 +28,7 @@ const opt = flags(
     'series-seconds': { default: '30', help: "bench:api's --series-seconds" },
     'ingesting-seconds': { default: '65', help: "bench:api's --ingesting-seconds" },
     data: { default: '', help: 'keep both sizes\' history in this folder and reuse it in a later run (default: a temporary folder, removed at the end)' },
+    'engine-runs': { default: '100', help: 'then run the statements round 1 recorded at both sizes again, in turns, this many times each (bench:engine-scale; 0: not)' },
   },
   'bench:api at two sizes in turns, each series pooled over the rounds, with the ratio of the larger size to the baseline',
 );
@@ -32,6 +36,7 @@ const PAIRS = positiveInt('pairs', opt.pairs);
 const BASELINE = positiveInt('baseline-pairs', opt['baseline-pairs']);
 const DAYS = positiveInt('days', opt.days);
 const ROUNDS = positiveInt('rounds', opt.rounds);
+const ENGINE_RUNS = opt['engine-runs'] === '0' ? 0 : positiveInt('engine-runs', opt['engine-runs']);
 /** A regular user's answers may grow by this much (issue 18, item 2). */
 const USER_GOAL = 1.1;
 
@@ -43,22 +48,25 @@ interface RunSamples {
 }
 
 const apiScript = path.join(path.dirname(fileURLToPath(import.meta.url)), 'api.ts');
+const engineScript = path.join(path.dirname(fileURLToPath(import.meta.url)), 'engine-scale.ts');
 
 /** The bench:api running now, and its end. */
 let current: Promise<void> | undefined;
 let stopCurrent: (() => void) | undefined;
 
-/** bench:api as a child process (its own service, on the broker and registry this run started). */
-function benchApi(label: string, args: string[]): Promise<void> {
-  say(NAME, `${label}: bench:api ${args.join(' ')}`);
+/** A benchmark as a child process (bench:api: its own service, on the broker and registry this run started). */
+function child(script: string, label: string, args: string[]): Promise<void> {
+  const bench = path.basename(script) === 'api.ts' ? 'bench:api' : 'bench:engine-scale';
+  say(NAME, `${label}: ${bench} ${args.join(' ')}`);
   current = new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', apiScript, ...args], { stdio: 'inherit' });
-    stopCurrent = () => child.kill('SIGINT');
-    child.once('error', reject);
-    child.once('exit', (code, signal) => (code === 0 ? resolve() : reject(new Error(`bench:api ${label} ended with ${signal ?? `code ${code}`}`))));
+    const c = spawn(process.execPath, ['--import', 'tsx', script, ...args], { stdio: 'inherit' });
+    stopCurrent = () => c.kill('SIGINT');
+    c.once('error', reject);
+    c.once('exit', (code, signal) => (code === 0 ? resolve() : reject(new Error(`${bench} ${label} ended with ${signal ?? `code ${code}`}`))));
   });
   return current;
 }
+const benchApi = (label: string, args: string[]) => child(apiScript, label, args);
 
 const run = await startRun(NAME);
 // Stopped (Ctrl-C, SIGTERM), the run's bench:api cleans up first: it uses the broker this one stops.
@@ -79,11 +87,18 @@ try {
     const order = round % 2 === 1 ? [BASELINE, PAIRS] : [PAIRS, BASELINE];
     for (const pairs of order) {
       const file = path.join(run.tmpDir, `samples-${pairs}-${round}.json`);
-      await benchApi(`round ${round} of ${ROUNDS}, ${pairs} pairs`, ['--pairs', String(pairs), '--keep-data', folder(pairs), '--samples-json', file, ...common]);
+      // Round 1 records the statements each series ran, for bench:engine-scale.
+      const statements = path.join(folder(pairs), STATEMENTS_FILE);
+      if (round === 1) fs.rmSync(statements, { force: true });
+      const record = round === 1 && ENGINE_RUNS > 0 ? ['--dump-sql', statements] : [];
+      await benchApi(`round ${round} of ${ROUNDS}, ${pairs} pairs`, ['--pairs', String(pairs), '--keep-data', folder(pairs), '--samples-json', file, ...record, ...common]);
       runs.get(pairs)!.push(JSON.parse(fs.readFileSync(file, 'utf8')) as RunSamples);
     }
   }
   printTable(`bench:api-scale — ${PAIRS} against ${BASELINE} pairs, ${DAYS} day(s), ${ROUNDS} rounds, ${new Date().toISOString()}`, figures(runs.get(BASELINE)!, runs.get(PAIRS)!));
+  if (ENGINE_RUNS > 0) {
+    await child(engineScript, 'the recorded statements in turns', ['--baseline', folder(BASELINE), '--data', folder(PAIRS), '--only', opt.only || 'user (', '--runs', String(ENGINE_RUNS)]);
+  }
 } catch (e) {
   say(NAME, `failed: ${(e as Error).stack ?? String(e)}`);
   process.exitCode = 1;

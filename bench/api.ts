@@ -23,7 +23,7 @@ import { fileURLToPath } from 'node:url';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { SyntheticMarket, type MarketTick, type SyntheticPair } from '../ingest/synthetic/market.ts';
 import type { Timestamp } from '../schemas/index.ts';
-import { TupleParam, type ClickHouseSettings } from '@clickhouse/client';
+import type { ClickHouseSettings } from '@clickhouse/client';
 import { openClickHouse, type ClickHouse, type Params } from '../lib/clickhouse.ts';
 import type { Config } from '../lib/config.ts';
 import { createKafka, dlqTopicName, topicName } from '../lib/kafka.ts';
@@ -33,6 +33,7 @@ import { DERIVATIVES_GROUP } from '../processors/derivatives/processor.ts';
 import { book, derivative, trade } from '../domain/market/families/index.ts';
 import { Rollups } from '../domain/market/repositories/rollups.ts';
 import { writeMinutes } from './market-history.ts';
+import { runStatements, writeStatements, type Captured } from './statements.ts';
 import { ORDERBOOK_GROUP } from '../processors/orderbook/processor.ts';
 import { TRADES_GROUP } from '../processors/trades/processor.ts';
 import { API_CLICKHOUSE, startService, type Service } from '../ops/service.ts';
@@ -147,19 +148,6 @@ const QUERIES: QuerySpec[] = [
 
 const SELECTED = QUERIES.filter((q) => opt.only.split('|').some((part) => q.name.includes(part)));
 if (SELECTED.length === 0) throw new Error(`--only ${opt.only}: no query's name contains it (${QUERIES.map((q) => q.name).join('; ')})`);
-
-/**
- * A market query the API ran: its SQL and bound values, and for output ClickHouse writes
- * as JSON, its columns (and, for keyed lines, the key columns).
- */
-interface Captured {
-  sql: string;
-  params: Params;
-  jsonColumns?: string[];
-  jsonKeys?: string[];
-  /** Queries of one wave were started while others of it ran; a wave starts after the one before ended. */
-  wave: number;
-}
 
 /**
  * Records the market queries the API's ClickHouse connection runs (those of
@@ -697,38 +685,12 @@ async function runClient(): Promise<void> {
   agent.destroy();
 }
 
-/**
- * The SQL an endpoint ran, run again as it ran it: rows parsed, or output read to its last
- * byte; each wave all at once, waves one after the other. `rows` is the first query's
- * row count, or its output's bytes.
- */
-async function bareOnce(bare: ClickHouse, queries: Captured[]): Promise<{ ms: number; rows: number }> {
-  const run = async (q: Captured): Promise<number> => {
-    if (q.jsonKeys) return (await bare.jsonLines(q.sql, q.jsonKeys, q.jsonColumns!, q.params)).length;
-    if (!q.jsonColumns) return (await bare.query(q.sql, q.params)).length;
-    let bytes = 0;
-    for await (const chunk of await bare.jsonArray(q.sql, q.jsonColumns, q.params)) bytes += (chunk as Buffer).length;
-    return bytes;
-  };
-  const t = performance.now();
-  const sizes: number[] = [];
-  for (const wave of [...new Set(queries.map((q) => q.wave))]) sizes.push(...(await Promise.all(queries.filter((q) => q.wave === wave).map(run))));
-  return { ms: performance.now() - t, rows: sizes[0] ?? 0 };
-}
-
 /** What each statement reads, by table: parts, rows and marks (granules), as the engine estimates them. */
 async function explain(bare: ClickHouse, name: string, queries: Captured[]): Promise<void> {
   for (const [i, q] of queries.entries()) {
     const rows = await bare.query<{ table: string; parts: string; rows: string; marks: string }>(`EXPLAIN ESTIMATE ${q.sql}`, q.params);
     say(NAME, `  ${name}, statement ${i + 1}: ${rows.map((r) => `${r.table} ${r.parts} parts, ${fmtInt(Number(r.rows))} rows, ${r.marks} marks`).join('; ') || 'nothing read'}`);
   }
-}
-
-/** Appends an endpoint's queries to a JSON file (tuples as arrays: TupleParam holds its values). */
-function dumpSql(file: string, name: string, queries: Captured[]): void {
-  const all: Record<string, unknown> = fs.existsSync(file) ? JSON.parse(fs.readFileSync(file, 'utf8')) : {};
-  all[name] = queries.map((q) => ({ ...q, params: Object.fromEntries(Object.entries(q.params).map(([k, v]) => [k, Array.isArray(v) ? v.map((x) => (x instanceof TupleParam ? x.values : x)) : v])) }));
-  fs.writeFileSync(file, JSON.stringify(all, null, 1));
 }
 
 async function series(service: Service, client: HttpClient, token: string, bare: ClickHouse, recorder: QueryRecorder, q: QuerySpec, phase: Phase): Promise<Series> {
@@ -751,10 +713,10 @@ async function series(service: Service, client: HttpClient, token: string, bare:
   const queries = recorder.recording;
   recorder.recording = undefined;
   if (queries.length === 0) throw new Error(`${q.path} ran no market query`);
-  if (opt['dump-sql']) dumpSql(opt['dump-sql'], `${phase}: ${q.name}`, queries);
+  if (opt['dump-sql']) writeStatements(opt['dump-sql'], `${phase}: ${q.name}`, queries);
   if (opt.explain === 'yes') await explain(bare, `${phase}: ${q.name}`, queries);
   for (let i = 0; i < WARMUP; i++) {
-    await bareOnce(bare, queries);
+    await runStatements(bare, queries);
     await untimed();
   }
   const s: Series = { http: [], bare: [], bytes: 0, rows: first.rows, written: 0, loopDelay: { p99: 0, max: 0 } };
@@ -769,7 +731,7 @@ async function series(service: Service, client: HttpClient, token: string, bare:
   const more = (i: number) =>
     (i < REQUESTS && (i < MIN_REQUESTS || performance.now() - started < SERIES_MS)) || (phase === 'ingesting' && performance.now() - started < INGESTING_MS);
   for (let i = 0; more(i); i++) {
-    const b = await bareOnce(bare, queries);
+    const b = await runStatements(bare, queries);
     s.bare.push(b.ms);
     if (q.cold) empty();
     const h = await client.once(service, token, q);

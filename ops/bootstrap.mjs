@@ -20,6 +20,7 @@ const COMMANDS = {
   'bench:ingest': ['bench/ingest.ts'],
   'bench:api': ['bench/api.ts'],
   'bench:api-scale': ['bench/api-scale.ts'],
+  'bench:engine-scale': ['bench/engine-scale.ts'],
   'bench:targets': ['bench/targets.ts'],
   'bench:market-makers': ['bench/market-makers.ts'],
   'bench:load': ['bench/load.ts'],
