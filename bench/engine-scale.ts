@@ -113,7 +113,7 @@ function paired(name: string, base: Timing[], big: Timing[]): Figure[] {
       result: user ? check(r95 <= USER_GOAL) : 'info',
     };
   };
-  return [line('engine wall time', (t) => t.ms), line('CPU time of the process', (t) => t.cpuMs)];
+  return [line('wall time of the statements', (t) => t.ms), line('CPU time of the process', (t) => t.cpuMs)];
 }
 
 function start(folder: string): Promise<ChildProcess> {
