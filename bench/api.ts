@@ -713,7 +713,7 @@ async function series(service: Service, client: HttpClient, token: string, bare:
   const queries = recorder.recording;
   recorder.recording = undefined;
   if (queries.length === 0) throw new Error(`${q.path} ran no market query`);
-  if (opt['dump-sql']) writeStatements(opt['dump-sql'], `${phase}: ${q.name}`, queries);
+  if (opt['dump-sql']) writeStatements(opt['dump-sql'], `${phase}: ${sizeFree(q.name)}`, queries);
   if (opt.explain === 'yes') await explain(bare, `${phase}: ${q.name}`, queries);
   for (let i = 0; i < WARMUP; i++) {
     await runStatements(bare, queries);
@@ -748,12 +748,16 @@ async function series(service: Service, client: HttpClient, token: string, bare:
   return s;
 }
 
+/** Staff's series name holds the pair count; without it, runs at two sizes line up. */
+function sizeFree(name: string): string {
+  return name.replace(/\(all \d+ pairs\)/, '(all pairs)');
+}
+
 /** What one run measured, as bench/api-scale.ts reads it (api-scale.ts: RunSamples). */
 function writeSamples(file: string, results: Map<string, Series>, ingest: { books: number; trades: number; machineCores: number; serviceCores: number }): void {
   const series = [...results].map(([key, s]) => {
     const [phase, ...name] = key.split(':');
-    // Staff's name holds the pair count; the key drops it, so runs at two sizes line up.
-    return { phase, query: name.join(':').replace(/\(all \d+ pairs\)/, '(all pairs)'), http: s.http, bare: s.bare, loopDelay: s.loopDelay };
+    return { phase, query: sizeFree(name.join(':')), http: s.http, bare: s.bare, loopDelay: s.loopDelay };
   });
   fs.writeFileSync(file, JSON.stringify({ pairs: PAIRS, days: DAYS, at: new Date().toISOString(), series, ingest }));
 }
