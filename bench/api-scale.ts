@@ -47,26 +47,25 @@ interface RunSamples {
   ingest: { books: number; trades: number; machineCores: number; serviceCores: number };
 }
 
-const apiScript = path.join(path.dirname(fileURLToPath(import.meta.url)), 'api.ts');
-const engineScript = path.join(path.dirname(fileURLToPath(import.meta.url)), 'engine-scale.ts');
+const here = path.dirname(fileURLToPath(import.meta.url));
+const SCRIPTS = { 'bench:api': path.join(here, 'api.ts'), 'bench:engine-scale': path.join(here, 'engine-scale.ts') };
 
-/** The bench:api running now, and its end. */
+/** The child benchmark running now, and its end. */
 let current: Promise<void> | undefined;
 let stopCurrent: (() => void) | undefined;
 
 /** A benchmark as a child process (bench:api: its own service, on the broker and registry this run started). */
-function child(script: string, label: string, args: string[]): Promise<void> {
-  const bench = path.basename(script) === 'api.ts' ? 'bench:api' : 'bench:engine-scale';
+function child(bench: keyof typeof SCRIPTS, label: string, args: string[]): Promise<void> {
   say(NAME, `${label}: ${bench} ${args.join(' ')}`);
   current = new Promise((resolve, reject) => {
-    const c = spawn(process.execPath, ['--import', 'tsx', script, ...args], { stdio: 'inherit' });
+    const c = spawn(process.execPath, ['--import', 'tsx', SCRIPTS[bench], ...args], { stdio: 'inherit' });
     stopCurrent = () => c.kill('SIGINT');
     c.once('error', reject);
     c.once('exit', (code, signal) => (code === 0 ? resolve() : reject(new Error(`${bench} ${label} ended with ${signal ?? `code ${code}`}`))));
   });
   return current;
 }
-const benchApi = (label: string, args: string[]) => child(apiScript, label, args);
+const benchApi = (label: string, args: string[]) => child('bench:api', label, args);
 
 const run = await startRun(NAME);
 // Stopped (Ctrl-C, SIGTERM), the run's bench:api cleans up first: it uses the broker this one stops.
@@ -97,7 +96,7 @@ try {
   }
   printTable(`bench:api-scale — ${PAIRS} against ${BASELINE} pairs, ${DAYS} day(s), ${ROUNDS} rounds, ${new Date().toISOString()}`, figures(runs.get(BASELINE)!, runs.get(PAIRS)!));
   if (ENGINE_RUNS > 0) {
-    await child(engineScript, 'the recorded statements in turns', ['--baseline', folder(BASELINE), '--data', folder(PAIRS), '--only', opt.only || 'user (', '--runs', String(ENGINE_RUNS)]);
+    await child('bench:engine-scale', 'the recorded statements in turns', ['--baseline', folder(BASELINE), '--data', folder(PAIRS), '--only', opt.only || 'user (', '--runs', String(ENGINE_RUNS)]);
   }
 } catch (e) {
   say(NAME, `failed: ${(e as Error).stack ?? String(e)}`);
