@@ -65,7 +65,7 @@ const opt = flags(
   {
     pairs: { default: '300', help: 'pairs (a third of them perpetuals)' },
     days: { default: '30', help: 'days of minute history loaded' },
-    requests: { default: '30', help: 'timed requests (and bare runs) per query and phase' },
+    requests: { default: '100', help: 'timed requests (and bare runs) per query and phase: a p95 of fewer moves by more than the 10 % a goal allows' },
     warmup: { default: '3', help: 'untimed requests before each series' },
     'ingest-rate': { default: '3000', help: 'order-book snapshots/s of the feed during the second phase (plus its trades and perpetual data)' },
     'ingest-warmup': { default: '20', help: 'seconds the feed runs before the second phase is timed' },
