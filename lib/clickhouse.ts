@@ -3,7 +3,7 @@
 // SQL and the same @clickhouse/client calls run against both. Every value is bound as
 // {name:Type}; only identifiers the code itself chose are ever part of the SQL text.
 import { createClient, type ClickHouseClient, type ClickHouseSettings } from '@clickhouse/client';
-import { drainPending } from 'chdb';
+import { drainPending, Session } from 'chdb';
 import { createChdbConnection } from 'chdb/connection';
 import diagnostics from 'node:diagnostics_channel';
 import fs from 'node:fs';
@@ -11,7 +11,7 @@ import type { ClientRequest, IncomingMessage } from 'node:http';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import type { Config } from './config.ts';
+import { DEFAULT_UNCOMPRESSED_CACHE_MB, type Config } from './config.ts';
 import { StatementQueue } from './statement-queue.ts';
 import { createLogger, type Logger } from './log.ts';
 
@@ -114,6 +114,12 @@ export interface OpenOptions {
    * delaying it (ops/service.ts).
    */
   priority?: number;
+  /**
+   * Reads through the engine's cache of decompressed blocks (`use_uncompressed_cache`): for
+   * the API's many short reads of the same recent blocks. The embedded engine's cache is
+   * UNCOMPRESSED_CACHE_MB; a server's is its own `uncompressed_cache_size`.
+   */
+  uncompressedCache?: boolean;
   /** Retries after transient errors (see transientReason); `{ retries: 0 }` turns them off. */
   retry?: RetryPolicy;
   /** Where retries are logged; by default stderr, at warn, as `clickhouse.<name>`. */
@@ -256,7 +262,7 @@ function keyedRowTemplate(keys: string[], columns: string[]): string {
  * A client for KILL QUERY, apart from the gateway's own connections (they may all be busy
  * with the statements to stop); one for the length of a cancel.
  */
-function killerClient(config: Pick<Config, 'clickhouseUrl' | 'clickhouseDatabase' | 'dataDir'>): ClickHouseClient {
+function killerClient(config: GatewayConfig): ClickHouseClient {
   return config.clickhouseUrl ? createClient({ url: config.clickhouseUrl, database: config.clickhouseDatabase, request_timeout: 10_000 }) : embeddedClient(config);
 }
 
@@ -281,14 +287,44 @@ async function killStatements(client: ClickHouseClient, server: boolean, ids: st
   await client.command({ query: `KILL QUERY WHERE Settings['log_comment'] IN (${ids.map((id) => `'${id}'`).join(', ')}) ASYNC` });
 }
 
-function embeddedClient(config: Pick<Config, 'dataDir'>): ClickHouseClient {
+/** What the gateway needs to open the embedded engine. */
+export type EngineConfig = Pick<Config, 'dataDir'> & Partial<Pick<Config, 'uncompressedCacheBytes'>>;
+/** What the gateway needs to open a connection: the engine's, or a server's address. */
+export type GatewayConfig = EngineConfig & Pick<Config, 'clickhouseUrl' | 'clickhouseDatabase'>;
+
+/**
+ * The embedded engine of each folder this process has open, held by a session of our own
+ * while any client of the gateway uses it. chdb starts one engine per folder, with the
+ * server settings of the connection that opens it first, and createChdbConnection takes
+ * none; this session starts it with ours (the uncompressed cache), and the clients after
+ * it join that engine.
+ */
+const engines = new Map<string, { session: Session; clients: number }>();
+
+function embeddedClient(config: EngineConfig): ClickHouseClient {
   const dir = path.join(config.dataDir, 'clickhouse');
   fs.mkdirSync(dir, { recursive: true });
+  const engine = engines.get(dir) ?? { session: new Session(dir, { connectionArgs: [`--uncompressed_cache_size=${config.uncompressedCacheBytes ?? DEFAULT_UNCOMPRESSED_CACHE_MB * 2 ** 20}`] }), clients: 0 };
+  engines.set(dir, engine);
+  engine.clients++;
   // chdb ignores `database`: the embedded folder is ours alone, so tables live in `default`.
   // @clickhouse/client bundles its own copy of client-common, whose types chdb's Connection
   // matches structurally but not nominally; the cast bridges the two copies.
   const connection = createChdbConnection({ path: dir }) as unknown as ChdbAsClientConnection;
-  return createClient({ connection });
+  const client = createClient({ connection });
+  const close = client.close.bind(client);
+  let closed = false;
+  client.close = async () => {
+    await close();
+    if (closed) return;
+    closed = true;
+    // The last client of the folder lets the engine go, so this process may open another.
+    if (--engine.clients === 0) {
+      engines.delete(dir);
+      engine.session.close();
+    }
+  };
+  return client;
 }
 
 /**
@@ -297,7 +333,7 @@ function embeddedClient(config: Pick<Config, 'dataDir'>): ClickHouseClient {
  * interrupted (bench/common.ts). The engine's data folder is this process's alone, so
  * nothing else is touched. None with a ClickHouse server.
  */
-export function embeddedStatementKiller(config: Pick<Config, 'clickhouseUrl' | 'dataDir'>): { kill(): Promise<void>; close(): Promise<void> } {
+export function embeddedStatementKiller(config: EngineConfig & Pick<Config, 'clickhouseUrl'>): { kill(): Promise<void>; close(): Promise<void> } {
   if (config.clickhouseUrl) return { kill: async () => undefined, close: async () => undefined };
   const client = embeddedClient(config);
   return {
@@ -326,7 +362,7 @@ export async function embeddedEngineIdle(withinMs: number): Promise<boolean> {
 }
 
 /** Opens a connection (or a few). Name it after its user ("api", "ingest"): ids in errors carry it. */
-export function openClickHouse(config: Pick<Config, 'clickhouseUrl' | 'clickhouseDatabase' | 'dataDir'>, name: string, opts: OpenOptions = {}): ClickHouse {
+export function openClickHouse(config: GatewayConfig, name: string, opts: OpenOptions = {}): ClickHouse {
   if (!/^[\w-]+$/.test(name)) throw new Error(`connection name must be word characters and dashes: ${JSON.stringify(name)}`);
   const clients: ClickHouseClient[] = [];
   if (config.clickhouseUrl) {
@@ -338,6 +374,7 @@ export function openClickHouse(config: Pick<Config, 'clickhouseUrl' | 'clickhous
   const common: ClickHouseSettings = {
     ...(!config.clickhouseUrl && opts.threadsPerQuery ? { max_threads: opts.threadsPerQuery } : {}),
     ...(opts.priority ? { priority: String(opts.priority) } : {}),
+    ...(opts.uncompressedCache ? { use_uncompressed_cache: 1 } : {}),
   };
   // The embedded engine keeps its own query id; the log comment carries ours, for cancel().
   const perStatement = (queryId: string): ClickHouseSettings => (config.clickhouseUrl ? common : { ...common, log_comment: queryId });

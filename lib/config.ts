@@ -20,6 +20,8 @@ export interface Config {
   flushIntervalMs: number;
   /** Bytes of sealed uptime buckets the API keeps between requests (api/market-caches/uptime-cache.ts); 0: none. */
   uptimeCacheBytes: number;
+  /** Embedded engine: bytes of decompressed blocks it keeps for the API's reads (ClickHouse's uncompressed cache); 0: none. */
+  uncompressedCacheBytes: number;
   /** Bytes of sealed window pieces' partials the API keeps (api/market-caches/window-partials.ts); 0: none. */
   windowCacheBytes: number;
   /** How long a market answer is shared by identical requests (api/market-caches/recent-answers.ts), at most 1000; 0: never. */
@@ -42,6 +44,9 @@ export interface Config {
   /** Name users see in passkey prompts and as the issuer in authenticator apps. */
   webauthnRpName: string;
 }
+
+/** The embedded engine's uncompressed cache when UNCOMPRESSED_CACHE_MB is not set. */
+export const DEFAULT_UNCOMPRESSED_CACHE_MB = 512;
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 const LOG_LEVELS: readonly LogLevel[] = ['debug', 'info', 'warn', 'error'];
@@ -82,6 +87,7 @@ export function loadConfig(env: Env = process.env): Config {
     latenessMs: read('LATENESS_SECONDS', 120, (raw) => parseInteger(raw, 0, 86_400)) * 1000,
     flushIntervalMs: read('PROCESSOR_FLUSH_MS', 1000, (raw) => parseInteger(raw, 50, 60_000)),
     uptimeCacheBytes: read('UPTIME_CACHE_MB', 256, (raw) => parseInteger(raw, 0, 65_536)) * 2 ** 20,
+    uncompressedCacheBytes: read('UNCOMPRESSED_CACHE_MB', DEFAULT_UNCOMPRESSED_CACHE_MB, (raw) => parseInteger(raw, 0, 65_536)) * 2 ** 20,
     windowCacheBytes: read('WINDOW_CACHE_MB', 64, (raw) => parseInteger(raw, 0, 65_536)) * 2 ** 20,
     answerReuseMs: read('ANSWER_REUSE_MS', 1000, (raw) => parseInteger(raw, 0, 1000)),
     windowBlockMaxPairs: read('WINDOW_BLOCK_MAX_PAIRS', 50, (raw) => parseInteger(raw, 0, 1_000_000)),

@@ -101,7 +101,7 @@ export function opsTokenPath(config: Pick<Config, 'dataDir'>): string {
  * a query: faster than the engine's default of 4 and than 1 on the 30-day benchmark data
  * (docs/benchmarks.md, "Measurements behind the code").
  */
-export const API_CLICKHOUSE = { connections: 2, threadsPerQuery: 2, priority: 1 };
+export const API_CLICKHOUSE = { connections: 2, threadsPerQuery: 2, priority: 1, uncompressedCache: true };
 
 /**
  * Ingestion's connections: below the API in priority, so the rollups and reads of a minute
