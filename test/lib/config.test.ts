@@ -46,6 +46,13 @@ describe('config', () => {
     expect(() => loadConfig({ MINUTE_RETENTION_DAYS: '7' })).to.throw(/MINUTE_RETENTION_DAYS="7": expected 0 \(keep every minute row\) or at least 32 days/);
   });
 
+  it('sizes the uncompressed cache in MB, 512 by default, 0 turning it off', () => {
+    expect(loadConfig({}).uncompressedCacheBytes).to.equal(512 * 2 ** 20);
+    expect(loadConfig({ UNCOMPRESSED_CACHE_MB: '0' }).uncompressedCacheBytes).to.equal(0);
+    expect(loadConfig({ UNCOMPRESSED_CACHE_MB: '64' }).uncompressedCacheBytes).to.equal(64 * 2 ** 20);
+    expect(() => loadConfig({ UNCOMPRESSED_CACHE_MB: '-1' })).to.throw(/UNCOMPRESSED_CACHE_MB="-1"/);
+  });
+
   it('rejects an out-of-range port', () => {
     expect(() => loadConfig({ PORT: '70000' })).to.throw(/PORT="70000": expected a number from 0 to 65535/);
   });
