@@ -10,14 +10,19 @@
 // bench:api-scale writes it into each folder as statements.json). Per series: wall time
 // and the process's CPU time (all its threads) per set, p50 / p95, and the ratios.
 // Background merges are stopped in both engines while they are timed, so what is timed is
-// the statements alone, on the parts the folders hold.
+// the statements alone, on the parts the folders hold. A series whose statements bind the
+// same pairs at both sizes (a regular user's: the same assets at every size) runs the
+// larger size's statements in both engines: each size's own were recorded at another
+// moment, and a window's pieces differ with the minute it is asked in (one recorded on the
+// hour reads no minute rows at all), which moved a ratio by 0.4 (docs/benchmarks.md).
 import { fork, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { openClickHouse } from '../lib/clickhouse.ts';
+import { loadConfig } from '../lib/config.ts';
 import { API_CLICKHOUSE } from '../ops/service.ts';
 import { check, flags, fmtMs, percentile, positiveInt, printTable, say, type Figure } from './common.ts';
-import { readStatements, runStatements, STATEMENTS_FILE } from './statements.ts';
+import { readStatements, runStatements, STATEMENTS_FILE, type Captured } from './statements.ts';
 
 const NAME = 'bench:engine-scale';
 /** A regular user's answers may grow by this much (issue 18, item 2). */
@@ -40,16 +45,23 @@ if (process.env.BENCH_ENGINE_FOLDER) {
   process.exit(process.exitCode ?? 0);
 }
 
+/** What the parent asks a child: a series, from the child's own statements or the shared ones. */
+interface Ask {
+  series: string;
+  shared: boolean;
+}
+
 /** A child: one folder's engine, running the named series' statements once per message. */
 async function engine(folder: string): Promise<void> {
-  const statements = readStatements(path.join(folder, STATEMENTS_FILE));
-  const ch = openClickHouse({ clickhouseUrl: undefined, clickhouseDatabase: 'default', dataDir: folder }, 'engine-scale', API_CLICKHOUSE);
+  const own = readStatements(path.join(folder, STATEMENTS_FILE));
+  const shared = readStatements(process.env.BENCH_ENGINE_SHARED!);
+  const ch = openClickHouse({ clickhouseUrl: undefined, clickhouseDatabase: 'default', dataDir: folder, uncompressedCacheBytes: loadConfig().uncompressedCacheBytes }, 'engine-scale', API_CLICKHOUSE);
   await ch.command('SYSTEM STOP MERGES');
-  process.on('message', (series: string) => {
+  process.on('message', ({ series, shared: fromShared }: Ask) => {
     void (async () => {
       try {
         const cpu = process.cpuUsage();
-        const { ms } = await runStatements(ch, statements.get(series)!);
+        const { ms } = await runStatements(ch, (fromShared ? shared : own).get(series)!);
         const used = process.cpuUsage(cpu);
         process.send!({ ms, cpuMs: (used.user + used.system) / 1000 } satisfies Timing);
       } catch (e) {
@@ -81,19 +93,22 @@ async function compare(baseline: string, data: string, only: string, runs: numbe
   const [a, b] = [readStatements(path.join(baseline, STATEMENTS_FILE)), readStatements(path.join(data, STATEMENTS_FILE))];
   const names = [...a.keys()].filter((n) => b.has(n) && only.split('|').some((part) => n.includes(part)));
   if (names.length === 0) throw new Error(`no series recorded in both folders matches ${JSON.stringify(only)}`);
-  const [base, big] = await Promise.all([start(baseline), start(data)]);
+  const shared = path.join(data, STATEMENTS_FILE);
+  const [base, big] = await Promise.all([start(baseline, shared), start(data, shared)]);
   const figures: Figure[] = [];
   try {
     for (const name of names) {
-      for (let i = 0; i < 5; i++) for (const e of [base, big]) await ask(e, name);
+      const same = samePairs(a.get(name)!, b.get(name)!);
+      const what: Ask = { series: name, shared: same };
+      for (let i = 0; i < 5; i++) for (const e of [base, big]) await ask(e, what);
       const t: [Timing[], Timing[]] = [[], []];
       for (let i = 0; i < runs; i++) {
         // A B, then B A: neither size is always the one asked right after the other.
         const order = i % 2 === 0 ? [0, 1] : [1, 0];
-        for (const k of order) t[k]!.push(await ask(k === 0 ? base : big, name));
+        for (const k of order) t[k]!.push(await ask(k === 0 ? base : big, what));
       }
-      say(NAME, `${name}: ${runs} runs at each size`);
-      figures.push(...paired(name, t[0], t[1]));
+      say(NAME, `${name}: ${runs} runs at each size, ${same ? "the larger size's statements in both" : 'each its own statements'}`);
+      figures.push(...paired(same ? `${name} (the same statements)` : name, t[0], t[1]));
     }
   } finally {
     for (const e of [base, big]) e.kill();
@@ -116,15 +131,21 @@ function paired(name: string, base: Timing[], big: Timing[]): Figure[] {
   return [line('wall time of the statements', (t) => t.ms), line('CPU time of the process', (t) => t.cpuMs)];
 }
 
-function start(folder: string): Promise<ChildProcess> {
-  const child = fork(fileURLToPath(import.meta.url), [], { env: { ...process.env, BENCH_ENGINE_FOLDER: folder }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+/** Whether two recordings of a series bind the same pairs: then either size's statements ask the same of both. */
+function samePairs(a: Captured[], b: Captured[]): boolean {
+  const pairs = (qs: Captured[]) => JSON.stringify(qs.map((q) => q.params.pairs));
+  return a.length > 0 && pairs(a) === pairs(b);
+}
+
+function start(folder: string, shared: string): Promise<ChildProcess> {
+  const child = fork(fileURLToPath(import.meta.url), [], { env: { ...process.env, BENCH_ENGINE_FOLDER: folder, BENCH_ENGINE_SHARED: shared }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   return new Promise((resolve, reject) => {
     child.once('message', () => resolve(child));
     child.once('exit', (code) => reject(new Error(`the engine of ${folder} ended with code ${code} before it was ready`)));
   });
 }
 
-function ask(child: ChildProcess, series: string): Promise<Timing> {
+function ask(child: ChildProcess, { series, shared }: Ask): Promise<Timing> {
   return new Promise((resolve, reject) => {
     const ended = (code: number | null) => reject(new Error(`an engine ended with code ${code} while running ${series}`));
     child.once('exit', ended);
@@ -133,6 +154,6 @@ function ask(child: ChildProcess, series: string): Promise<Timing> {
       if ('error' in m) reject(new Error(m.error));
       else resolve(m);
     });
-    child.send(series);
+    child.send({ series, shared } satisfies Ask);
   });
 }
