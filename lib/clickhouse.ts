@@ -307,21 +307,32 @@ function embeddedClient(config: EngineConfig): ClickHouseClient {
   const engine = engines.get(dir) ?? { session: new Session(dir, { connectionArgs: [`--uncompressed_cache_size=${config.uncompressedCacheBytes ?? DEFAULT_UNCOMPRESSED_CACHE_MB * 2 ** 20}`] }), clients: 0 };
   engines.set(dir, engine);
   engine.clients++;
-  // chdb ignores `database`: the embedded folder is ours alone, so tables live in `default`.
-  // @clickhouse/client bundles its own copy of client-common, whose types chdb's Connection
-  // matches structurally but not nominally; the cast bridges the two copies.
-  const connection = createChdbConnection({ path: dir }) as unknown as ChdbAsClientConnection;
-  const client = createClient({ connection });
+  let released = false;
+  // The last client of the folder lets the engine go, so this process may open another.
+  const release = () => {
+    if (released) return;
+    released = true;
+    if (--engine.clients > 0) return;
+    engines.delete(dir);
+    engine.session.close();
+  };
+  let client: ClickHouseClient;
+  try {
+    // chdb ignores `database`: the embedded folder is ours alone, so tables live in `default`.
+    // @clickhouse/client bundles its own copy of client-common, whose types chdb's Connection
+    // matches structurally but not nominally; the cast bridges the two copies.
+    const connection = createChdbConnection({ path: dir }) as unknown as ChdbAsClientConnection;
+    client = createClient({ connection });
+  } catch (e) {
+    release();
+    throw e;
+  }
   const close = client.close.bind(client);
-  let closed = false;
   client.close = async () => {
-    await close();
-    if (closed) return;
-    closed = true;
-    // The last client of the folder lets the engine go, so this process may open another.
-    if (--engine.clients === 0) {
-      engines.delete(dir);
-      engine.session.close();
+    try {
+      await close();
+    } finally {
+      release();
     }
   };
   return client;
