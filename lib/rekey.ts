@@ -13,8 +13,6 @@ export interface TableShape {
   /** The sort key as system.tables writes it: `toStartOfHour(minute), exchange, pair, minute`. */
   orderBy: string;
   indexGranularity: number;
-  /** The partition key as system.tables writes it (`toYYYYMM(minute)`); a rekey that leaves it out keeps the table's. */
-  partitionBy?: string;
 }
 
 export interface Rekey {
@@ -36,7 +34,6 @@ export const spareOf = (table: string): string => `${table}__rekey`;
  */
 export async function rekeyTable(ch: ClickHouse, log: Logger, r: Rekey): Promise<boolean> {
   if (!/^\w+$/.test(r.table)) throw new Error(`rekey: not a table name: ${JSON.stringify(r.table)}`);
-  if (r.to.partitionBy !== undefined && r.from.partitionBy === undefined) throw new Error(`rekey: ${r.table}: a new partition key needs the old one`);
   const spare = spareOf(r.table);
   const now = await tableShape(ch, r.table);
   if (!now) throw new Error(`rekey: no table ${r.table}`);
@@ -44,7 +41,7 @@ export async function rekeyTable(ch: ClickHouse, log: Logger, r: Rekey): Promise
   await ch.command('DROP TABLE IF EXISTS {t:Identifier} SYNC', { t: spare });
   if (sameShape(now.shape, r.to)) return false;
   if (!sameShape(now.shape, r.from)) {
-    throw new Error(`rekey: ${r.table} is ${describe(now.shape)}; expected ${describe(r.from)}`);
+    throw new Error(`rekey: ${r.table} is sorted by (${now.shape.orderBy}), index_granularity ${now.shape.indexGranularity}; expected (${r.from.orderBy}), ${r.from.indexGranularity}`);
   }
   await ch.command(spareDdl(now.ddl, r), undefined, { idempotent: true });
   // No merges in either table while the rows are counted and copied: a merge of a
@@ -100,24 +97,19 @@ async function setMerges(ch: ClickHouse, tables: string[], what: 'STOP' | 'START
 
 /** A table's sort key, granularity and CREATE statement; undefined when there is none. */
 export async function tableShape(ch: ClickHouse, table: string): Promise<{ shape: TableShape; ddl: string } | undefined> {
-  const [row] = await ch.query<{ sorting_key: string; partition_key: string; create_table_query: string }>(
-    'SELECT sorting_key, partition_key, create_table_query FROM system.tables WHERE database = currentDatabase() AND name = {t:String}',
+  const [row] = await ch.query<{ sorting_key: string; create_table_query: string }>(
+    'SELECT sorting_key, create_table_query FROM system.tables WHERE database = currentDatabase() AND name = {t:String}',
     { t: table },
   );
   if (!row) return undefined;
   const granularity = /\bindex_granularity = (\d+)/.exec(row.create_table_query)?.[1];
-  return { shape: { orderBy: row.sorting_key, indexGranularity: Number(granularity ?? 0), partitionBy: row.partition_key }, ddl: row.create_table_query };
+  return { shape: { orderBy: row.sorting_key, indexGranularity: Number(granularity ?? 0) }, ddl: row.create_table_query };
 }
 
 const rowCount = async (ch: ClickHouse, table: string) =>
   Number((await ch.query<{ n: string }>('SELECT count() AS n FROM {t:Identifier}', { t: table }))[0]!.n);
 
-const describe = (s: TableShape) =>
-  `sorted by (${s.orderBy}), index_granularity ${s.indexGranularity}${s.partitionBy === undefined ? '' : `, partitioned by ${s.partitionBy}`}`;
-
-/** Whether the table's shape is the wanted one; a wanted shape without a partition key takes any. */
-const sameShape = (table: TableShape, wanted: TableShape) =>
-  table.orderBy === wanted.orderBy && table.indexGranularity === wanted.indexGranularity && (wanted.partitionBy === undefined || table.partitionBy === wanted.partitionBy);
+const sameShape = (a: TableShape, b: TableShape) => a.orderBy === b.orderBy && a.indexGranularity === b.indexGranularity;
 
 /** The table's own CREATE statement (columns, engine, partitioning, TTL, settings) under the spare's name, in the new shape. */
 function spareDdl(ddl: string, r: Rekey): string {
@@ -130,8 +122,7 @@ function spareDdl(ddl: string, r: Rekey): string {
   if (!head || !(head[1] === r.table || head[1]!.endsWith(`.${r.table}`))) throw new Error(`rekey: unexpected CREATE statement of ${r.table}`);
   const out = `CREATE TABLE ${spareOf(r.table)} ${ddl.slice(head[0].length)}`;
   const keyed = replaceOnce(out, `ORDER BY (${r.from.orderBy})`, `ORDER BY (${r.to.orderBy})`);
-  const partitioned = r.to.partitionBy === undefined ? keyed : replaceOnce(keyed, `PARTITION BY ${r.from.partitionBy}`, `PARTITION BY ${r.to.partitionBy}`);
-  return replaceOnce(partitioned, `index_granularity = ${r.from.indexGranularity}`, `index_granularity = ${r.to.indexGranularity}`);
+  return replaceOnce(keyed, `index_granularity = ${r.from.indexGranularity}`, `index_granularity = ${r.to.indexGranularity}`);
 }
 
 /** Consecutive time blocks, in order, grouped into batches of about `maxRows` rows. */

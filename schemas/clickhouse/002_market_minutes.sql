@@ -17,15 +17,6 @@
 -- pair over a month reads one small granule per hour. Stores made with the earlier order
 -- (exchange first, 1,024 rows) are moved by 005_market_pair_order.ts.
 --
--- Partitions: a day of minutes (and of hours, 003; a month of days). The open day's rows
--- arrive a minute at a time, as a part of every pair's rows each; in a day's partition
--- they merge with the day's own small parts, not into a month of history, which at
--- thousands of pairs the merges could not keep up with, and every read paid for the parts
--- left over. A partition whose parts are all 15 minutes old (a sealed day, once its late
--- minutes are in) is merged into one part, so a read finds one part per past day, and FINAL
--- merges rows within a partition only (the partition key is part of the sort key). Stores
--- partitioned by month (and days by year) are moved by 006_market_day_partitions.ts.
---
 -- Arrays follow the fixed sets of domain/market/facts.ts: 25 levels of L and 10
 -- slippage sizes.
 
@@ -52,10 +43,9 @@ CREATE TABLE IF NOT EXISTS book_minutes (
   slippage_sell Array(Nullable(Float64)),
   closed_at DateTime64(3, 'UTC')
 ) ENGINE = ReplacingMergeTree(closed_at)
-PARTITION BY toDate(minute)
+PARTITION BY toYYYYMM(minute)
 ORDER BY (toStartOfHour(minute), pair, exchange, minute)
-SETTINGS index_granularity = 256, non_replicated_deduplication_window = 10000,
-  min_age_to_force_merge_seconds = 900, min_age_to_force_merge_on_partition_only = 1;
+SETTINGS index_granularity = 256, non_replicated_deduplication_window = 10000;
 
 CREATE TABLE IF NOT EXISTS trade_minutes (
   exchange LowCardinality(String),
@@ -68,10 +58,9 @@ CREATE TABLE IF NOT EXISTS trade_minutes (
   usd_trades UInt32,
   closed_at DateTime64(3, 'UTC')
 ) ENGINE = ReplacingMergeTree(closed_at)
-PARTITION BY toDate(minute)
+PARTITION BY toYYYYMM(minute)
 ORDER BY (toStartOfHour(minute), pair, exchange, minute)
-SETTINGS index_granularity = 256, non_replicated_deduplication_window = 10000,
-  min_age_to_force_merge_seconds = 900, min_age_to_force_merge_on_partition_only = 1;
+SETTINGS index_granularity = 256, non_replicated_deduplication_window = 10000;
 
 -- Latest funding rate and open interest: (event time, value), epoch 0 when none came.
 CREATE TABLE IF NOT EXISTS derivative_minutes (
@@ -82,10 +71,9 @@ CREATE TABLE IF NOT EXISTS derivative_minutes (
   open_interest Tuple(DateTime64(3, 'UTC'), Float64),
   closed_at DateTime64(3, 'UTC')
 ) ENGINE = ReplacingMergeTree(closed_at)
-PARTITION BY toDate(minute)
+PARTITION BY toYYYYMM(minute)
 ORDER BY (toStartOfHour(minute), pair, exchange, minute)
-SETTINGS index_granularity = 256, non_replicated_deduplication_window = 10000,
-  min_age_to_force_merge_seconds = 900, min_age_to_force_merge_on_partition_only = 1;
+SETTINGS index_granularity = 256, non_replicated_deduplication_window = 10000;
 
 -- Next offset each processor will handle per partition, written with its minute rows:
 -- after a restart or a replay, a message below it that belongs to a closed minute is a
