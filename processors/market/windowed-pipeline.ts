@@ -151,8 +151,8 @@ export class WindowedPipeline<Msg extends MarketMessage, In, Row extends object>
     this.windows.forget(partition);
   }
 
-  tick(): void {
-    this.windows.closeIdle();
+  tick(read: ReadonlyMap<number, number>): void {
+    this.windows.closeIdle(read);
   }
 
   backlog(): number {

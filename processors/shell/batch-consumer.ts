@@ -23,8 +23,9 @@ export interface Pipeline {
   /** Drops what was built from a partition's messages after its committed offset: kafkajs
    * is about to deliver them again (after a rebalance or a consumer restart). */
   forget(partition: number): void;
-  /** Called on every timer tick, e.g. to close windows of quiet pairs. */
-  tick?(): void;
+  /** Called on every timer tick, e.g. to close windows of quiet pairs, with how long each
+   * partition was read since the previous tick (see BatchConsumer.readSinceLastTick). */
+  tick?(read: ReadonlyMap<number, number>): void;
   /** Rows waiting to be written; the shell flushes early when this grows. */
   backlog?(): number;
 }
@@ -74,6 +75,13 @@ export class BatchConsumer {
   private dirty = false;
   private flushing: Promise<void> = Promise.resolve();
   private timer: NodeJS.Timeout | undefined;
+  /** Partitions that may hold messages not handled yet: a batch under way, or the last one
+   * fetched short of the partition's end. */
+  private readonly unread = new Set<number>();
+  /** Flushes a batch waits for (reading stops meanwhile), and whether one ran since the last tick. */
+  private holding = 0;
+  private heldSinceTick = false;
+  private lastTick = 0;
   readonly name: string;
   readonly stats: ConsumerStats = { ok: 0, deadLettered: 0, skipped: 0, flushes: 0, skipReasons: {} };
 
@@ -93,6 +101,12 @@ export class BatchConsumer {
     await this.consumer.connect();
     await this.pipeline.load();
     await this.consumer.subscribe({ topic: this.opts.topic, fromBeginning: this.opts.fromBeginning ?? true });
+    // Also for the batches kafkajs skips (only transaction markers), which end a partition too.
+    this.consumer.on(this.consumer.events.START_BATCH_PROCESS, ({ payload }) => this.unread.add(payload.partition));
+    this.consumer.on(this.consumer.events.END_BATCH_PROCESS, ({ payload }) => {
+      if (payload.offsetLag === '0') this.unread.delete(payload.partition);
+      else this.unread.add(payload.partition);
+    });
     await this.consumer.run({
       autoCommit: false,
       eachBatchAutoResolve: false,
@@ -112,16 +126,38 @@ export class BatchConsumer {
         }
         if ((this.pipeline.backlog?.() ?? 0) >= 5_000 || this.dead.length >= 1_000) {
           // Never throw out of eachBatch: kafkajs would re-deliver part of the batch.
-          await this.flush().catch((e: unknown) => this.log.error('flush failed', { err: e as Error }));
+          this.holding++;
+          this.heldSinceTick = true;
+          await this.flush()
+            .catch((e: unknown) => this.log.error('flush failed', { err: e as Error }))
+            .finally(() => this.holding--);
         }
         await heartbeat();
       },
     });
     const every = this.opts.flushIntervalMs ?? 1000;
+    this.lastTick = performance.now();
     this.timer = setInterval(() => {
-      this.pipeline.tick?.();
+      this.pipeline.tick?.(this.readSinceLastTick(every));
       if (this.dirty || (this.pipeline.backlog?.() ?? 0) > 0) this.flush().catch((e: unknown) => this.log.error('flush failed', { err: e as Error }));
     }, every);
+  }
+
+  /**
+   * How long each partition was read since the last tick: the time a quiet pair's silence
+   * is measured in. None while a batch waits for a flush (nothing is read), none for a
+   * partition with messages known to wait, and at most one interval a tick (a late tick
+   * means the event loop was held). A pair's next message sitting unread behind a stall is
+   * not silence.
+   */
+  private readSinceLastTick(every: number): Map<number, number> {
+    const t = performance.now();
+    const read = this.heldSinceTick ? 0 : Math.min(t - this.lastTick, every);
+    this.lastTick = t;
+    this.heldSinceTick = this.holding > 0;
+    const out = new Map<number, number>();
+    for (const p of this.next.keys()) out.set(p, this.unread.has(p) ? 0 : read);
+    return out;
   }
 
   /** Synchronous when the pipeline handles the message synchronously (almost always):

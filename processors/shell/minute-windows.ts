@@ -37,7 +37,8 @@ interface PairState<Acc> {
   lastClosed: number;
   lastPersisted: number;
   lastArrival: number;
-  partitions: Set<number>;
+  /** The partitions that fed it, each with its read time (see closeIdle) at the pair's last message from it. */
+  partitions: Map<number, number>;
   open: Map<number, OpenMinute<Acc>>;
 }
 
@@ -45,7 +46,8 @@ export interface MinuteWindowsOptions<Acc> {
   latenessMs: number;
   create: () => Acc;
   /** A pair whose data is already older than the lateness (a replayed recording) closes
-   * its minutes after this much silence; a live pair waits for the lateness itself. */
+   * its minutes after this much silence, counted in time its partitions were read; a live
+   * pair waits for the lateness itself. */
   historicalIdleMs?: number;
   now?: () => number;
 }
@@ -61,6 +63,8 @@ export class MinuteWindows<In, Row, Acc extends Accumulator<In, Row>> {
   /** Written state loaded from ClickHouse: newest written minute per pair, progress per partition. */
   private persistedClosed = new Map<string, number>();
   private progress = new Map<number, bigint>();
+  /** Per partition: how long it has been read, summed over the ticks (see closeIdle). */
+  private readonly readMs = new Map<number, number>();
   private readonly now: () => number;
 
   constructor(private readonly opts: MinuteWindowsOptions<Acc>) {
@@ -81,7 +85,7 @@ export class MinuteWindows<In, Row, Acc extends Accumulator<In, Row>> {
     let state = this.pairs.get(k);
     if (!state) {
       const persisted = this.persistedClosed.get(k) ?? -Infinity;
-      state = { exchange, pair, series, watermark: -Infinity, lastClosed: persisted, lastPersisted: persisted, lastArrival: 0, partitions: new Set(), open: new Map() };
+      state = { exchange, pair, series, watermark: -Infinity, lastClosed: persisted, lastPersisted: persisted, lastArrival: 0, partitions: new Map(), open: new Map() };
       this.pairs.set(k, state);
     }
     const minute = Math.floor(ts / MINUTE) * MINUTE;
@@ -100,7 +104,7 @@ export class MinuteWindows<In, Row, Acc extends Accumulator<In, Row>> {
     }
     if (!open.firstOffsets.has(partition)) open.firstOffsets.set(partition, BigInt(offset));
     open.acc.add(input, ts);
-    state.partitions.add(partition);
+    state.partitions.set(partition, this.readMs.get(partition) ?? 0);
     state.lastArrival = this.now();
     if (ts > state.watermark) {
       state.watermark = ts;
@@ -118,14 +122,23 @@ export class MinuteWindows<In, Row, Acc extends Accumulator<In, Row>> {
   /**
    * Closes the minutes of pairs that went quiet. A replayed recording (its newest event
    * already older than the lateness) has nothing more to wait for once it stops, so all its
-   * open minutes close after a short silence. A live pair's clock stands still while it is
-   * quiet, so the wall clock stands in for it: a minute closes once its end plus the
-   * lateness has passed, never earlier, or the pair's next message of the same minute, sent
-   * within the lateness, would find it closed.
+   * open minutes close after a short silence. That silence is counted in `read`: how long
+   * each partition was read since the last call. Time the processor spent stalled (a slow
+   * write, a held event loop, a backlog still to read) is not silence: the pair's next
+   * message may be waiting behind it, and would find its minute closed.
+   * A live pair's clock stands still while it is quiet, so the wall clock stands in for it:
+   * a minute closes once its end plus the lateness has passed, never earlier, or the pair's
+   * next message of the same minute, sent within the lateness, would find it closed.
    */
-  closeIdle(): void {
+  closeIdle(read: ReadonlyMap<number, number> = new Map()): void {
+    for (const [p, ms] of read) this.readMs.set(p, (this.readMs.get(p) ?? 0) + ms);
     const now = this.now();
     const idleHistorical = this.opts.historicalIdleMs ?? 5_000;
+    const quietFor = (state: PairState<Acc>) => {
+      let quiet = Infinity;
+      for (const [p, at] of state.partitions) quiet = Math.min(quiet, (this.readMs.get(p) ?? 0) - at);
+      return quiet;
+    };
     for (const state of this.pairs.values()) {
       if (state.open.size === 0) continue;
       // Judged when its newest message came, not now: a live pair quiet for longer than the
@@ -133,7 +146,7 @@ export class MinuteWindows<In, Row, Acc extends Accumulator<In, Row>> {
       const historical = state.watermark < state.lastArrival - this.opts.latenessMs;
       const minutes = [...state.open.keys()].sort((a, b) => a - b);
       if (historical) {
-        if (now - state.lastArrival >= idleHistorical) for (const m of minutes) this.close(state, m);
+        if (quietFor(state) >= idleHistorical) for (const m of minutes) this.close(state, m);
       } else {
         for (const m of minutes) if (m + MINUTE + this.opts.latenessMs <= now) this.close(state, m);
       }

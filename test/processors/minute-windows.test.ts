@@ -74,11 +74,38 @@ describe('minute windows', () => {
     w.accept('x', 'OLD/B', T0, 1, 0, '0'); // an hour old: a recording
     w.accept('x', 'LIVE/B', now.t - 1000, 1, 0, '1');
     now.t += 6000;
-    w.closeIdle();
+    w.closeIdle(new Map([[0, 6000]]));
     expect(w.takeClosed().map((c) => c.pair)).to.deep.equal(['OLD/B']);
     now.t += 2 * M;
-    w.closeIdle();
+    w.closeIdle(new Map([[0, 2 * M]]));
     expect(w.takeClosed().map((c) => c.pair)).to.deep.equal(['LIVE/B']);
+  });
+
+  it('counts a replayed pair\'s silence only in time its partition was read, not in time stalled', () => {
+    const now = { t: T0 + 3600_000 };
+    const w = windows(now);
+    w.accept('x', 'OLD/B', T0, 1, 0, '0');
+    w.accept('x', 'OLD/C', T0, 1, 1, '0');
+    // A minute of wall time: partition 0 was held (a slow write), partition 1 read 6 s of it.
+    now.t += M;
+    w.closeIdle(new Map([[0, 0], [1, 6000]]));
+    expect(w.takeClosed().map((c) => c.pair)).to.deep.equal(['OLD/C']);
+    // OLD/B's next message of the same minute, read after the stall, still counts in it.
+    expect(w.accept('x', 'OLD/B', T0 + 1000, 2, 0, '1').kind).to.equal('ok');
+    w.closeIdle(new Map([[0, 4000]]));
+    expect(w.takeClosed()).to.have.length(0);
+    w.closeIdle(new Map([[0, 1000]]));
+    expect(w.takeClosed().map((c) => c.row)).to.deep.equal([{ n: 2, sum: 3 }]);
+  });
+
+  it('waits for every partition that fed a replayed pair to be read for the silence', () => {
+    const w = windows({ t: T0 + 3600_000 });
+    w.accept('x', 'OLD/B', T0, 1, 0, '0');
+    w.accept('x', 'OLD/B', T0 + 1000, 1, 1, '0');
+    w.closeIdle(new Map([[0, 6000]]));
+    expect(w.takeClosed()).to.have.length(0);
+    w.closeIdle(new Map([[1, 6000]]));
+    expect(w.takeClosed().map((c) => c.row)).to.deep.equal([{ n: 2, sum: 2 }]);
   });
 
   it('keeps a live pair\'s minute open through a silence shorter than the minute, with a short lateness', () => {
