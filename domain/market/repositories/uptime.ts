@@ -25,6 +25,19 @@ export interface UptimeQuery {
   amounts?: readonly number[];
 }
 
+/**
+ * The sum of a bucket's mids, in integers: the engine adds floats in the order its threads
+ * and parts hand them over, which varies between two runs of one statement, and a bucket's
+ * mean must come out the same to the last digit, or a row kept between requests
+ * (api/market-caches/uptime-rows.ts) differs from the one computed again. Each mid is cut
+ * to a multiple of 2^-60 (scaling by a power of two is exact), summed as an Int128 and
+ * turned back into a float once: a mid of 1e-9 keeps 9 digits, one of 1e-6 12; sums stay
+ * below 2^67 (1.5e20), a year of minutes at 1e14. Decimals would do the same at about
+ * three times the cost of a float sum (docs/benchmarks.md).
+ */
+const TWO_TO_60 = '1152921504606846976';
+const EXACT_MID_SUM = `toFloat64(sum(toInt128(m * ${TWO_TO_60}))) / ${TWO_TO_60}`;
+
 /** Per fixed interval, the stored table whose rows are exactly its buckets. */
 const EXACT_TABLE: Partial<Record<Interval, Table>> = { '1m': 'minutes', '1h': 'hours', '1d': 'days' };
 
@@ -127,7 +140,7 @@ function uptimeSql(q: UptimeQuery, opts: { keyed?: boolean } = {}): { sql: Sql |
   const pieces = sources.filter((x) => x.table !== exact);
   const rows = [
     ...(pieces.length > 0
-      ? [`SELECT exchange, pair, b, sum(n) AS minutes${mid ? ', sum(m) AS mid_sum' : ''}, sumForEach(u) AS up
+      ? [`SELECT exchange, pair, b, sum(n) AS minutes${mid ? `, ${EXACT_MID_SUM} AS mid_sum` : ''}, sumForEach(u) AS up
           FROM (${pieces.map((x) => x.sql.text).join('\nUNION ALL\n')}) GROUP BY exchange, pair, b`]
       : []),
     ...whole.map((x) => `SELECT exchange, pair, b, n AS minutes${mid ? ', m AS mid_sum' : ''}, u AS up FROM (${x.sql.text})`),
