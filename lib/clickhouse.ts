@@ -383,6 +383,10 @@ export function openClickHouse(config: GatewayConfig, name: string, opts: OpenOp
   }
   const busy = clients.map(() => 0);
   const common: ClickHouseSettings = {
+    // The market tables hold a partition a day (schemas/clickhouse/002_market_minutes.sql):
+    // a backfill, a recompute of its rollups or a rekey's copy spans more than the 100 a
+    // block ClickHouse allows by default, a guard against partition keys finer than ours.
+    max_partitions_per_insert_block: '0',
     ...(!config.clickhouseUrl && opts.threadsPerQuery ? { max_threads: opts.threadsPerQuery } : {}),
     ...(opts.priority ? { priority: String(opts.priority) } : {}),
     ...(opts.uncompressedCache ? { use_uncompressed_cache: 1 } : {}),

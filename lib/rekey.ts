@@ -1,5 +1,5 @@
-// Giving a MergeTree table a new sort key or index granularity, which ClickHouse cannot
-// ALTER: the rows are copied into a spare table of the new shape, a range of the key's
+// Giving a MergeTree table a new sort key, index granularity or partition key, which
+// ClickHouse cannot ALTER: the rows are copied into a spare table of the new shape, a range of the key's
 // leading time block at a time, counted, and the two tables are swapped in one step
 // (EXCHANGE TABLES, an Atomic database's atomic rename). A crash before the swap leaves
 // the table as it was, and the next run starts the copy again; after it, the table has its
@@ -13,6 +13,8 @@ export interface TableShape {
   /** The sort key as system.tables writes it: `toStartOfHour(minute), exchange, pair, minute`. */
   orderBy: string;
   indexGranularity: number;
+  /** The partition key as system.tables writes it (`toDate(minute)`); a shape without one takes any. */
+  partitionBy?: string;
 }
 
 export interface Rekey {
@@ -41,9 +43,11 @@ export async function rekeyTable(ch: ClickHouse, log: Logger, r: Rekey): Promise
   await ch.command('DROP TABLE IF EXISTS {t:Identifier} SYNC', { t: spare });
   if (sameShape(now.shape, r.to)) return false;
   if (!sameShape(now.shape, r.from)) {
-    throw new Error(`rekey: ${r.table} is sorted by (${now.shape.orderBy}), index_granularity ${now.shape.indexGranularity}; expected (${r.from.orderBy}), ${r.from.indexGranularity}`);
+    throw new Error(
+      `rekey: ${r.table} is sorted by (${now.shape.orderBy}), index_granularity ${now.shape.indexGranularity}, partitioned by ${now.shape.partitionBy || 'nothing'}; expected (${r.from.orderBy}), ${r.from.indexGranularity}${r.from.partitionBy === undefined ? '' : `, ${r.from.partitionBy}`}`,
+    );
   }
-  await ch.command(spareDdl(now.ddl, r), undefined, { idempotent: true });
+  await ch.command(spareDdl(now.ddl, now.shape.partitionBy, r), undefined, { idempotent: true });
   // No merges in either table while the rows are counted and copied: a merge of a
   // ReplacingMergeTree drops replaced versions, and the counts must be of the same rows.
   await setMerges(ch, [r.table, spare], 'STOP');
@@ -97,22 +101,24 @@ async function setMerges(ch: ClickHouse, tables: string[], what: 'STOP' | 'START
 
 /** A table's sort key, granularity and CREATE statement; undefined when there is none. */
 export async function tableShape(ch: ClickHouse, table: string): Promise<{ shape: TableShape; ddl: string } | undefined> {
-  const [row] = await ch.query<{ sorting_key: string; create_table_query: string }>(
-    'SELECT sorting_key, create_table_query FROM system.tables WHERE database = currentDatabase() AND name = {t:String}',
+  const [row] = await ch.query<{ sorting_key: string; partition_key: string; create_table_query: string }>(
+    'SELECT sorting_key, partition_key, create_table_query FROM system.tables WHERE database = currentDatabase() AND name = {t:String}',
     { t: table },
   );
   if (!row) return undefined;
   const granularity = /\bindex_granularity = (\d+)/.exec(row.create_table_query)?.[1];
-  return { shape: { orderBy: row.sorting_key, indexGranularity: Number(granularity ?? 0) }, ddl: row.create_table_query };
+  return { shape: { orderBy: row.sorting_key, indexGranularity: Number(granularity ?? 0), partitionBy: row.partition_key }, ddl: row.create_table_query };
 }
 
 const rowCount = async (ch: ClickHouse, table: string) =>
   Number((await ch.query<{ n: string }>('SELECT count() AS n FROM {t:Identifier}', { t: table }))[0]!.n);
 
-const sameShape = (a: TableShape, b: TableShape) => a.orderBy === b.orderBy && a.indexGranularity === b.indexGranularity;
+/** Whether the table's shape `now` is the shape `want` (whose partition key, when it names none, is any). */
+const sameShape = (now: TableShape, want: TableShape) =>
+  now.orderBy === want.orderBy && now.indexGranularity === want.indexGranularity && (want.partitionBy === undefined || now.partitionBy === want.partitionBy);
 
 /** The table's own CREATE statement (columns, engine, partitioning, TTL, settings) under the spare's name, in the new shape. */
-function spareDdl(ddl: string, r: Rekey): string {
+function spareDdl(ddl: string, partitionBy: string | undefined, r: Rekey): string {
   const replaceOnce = (text: string, from: string, to: string) => {
     const at = text.indexOf(from);
     if (at < 0 || text.indexOf(from, at + 1) >= 0) throw new Error(`rekey: ${r.table}'s CREATE statement does not hold "${from}" exactly once`);
@@ -122,7 +128,10 @@ function spareDdl(ddl: string, r: Rekey): string {
   if (!head || !(head[1] === r.table || head[1]!.endsWith(`.${r.table}`))) throw new Error(`rekey: unexpected CREATE statement of ${r.table}`);
   const out = `CREATE TABLE ${spareOf(r.table)} ${ddl.slice(head[0].length)}`;
   const keyed = replaceOnce(out, `ORDER BY (${r.from.orderBy})`, `ORDER BY (${r.to.orderBy})`);
-  return replaceOnce(keyed, `index_granularity = ${r.from.indexGranularity}`, `index_granularity = ${r.to.indexGranularity}`);
+  if (r.to.partitionBy !== undefined && !partitionBy) throw new Error(`rekey: ${r.table} has no partition key to replace`);
+  const partitioned =
+    r.to.partitionBy === undefined || r.to.partitionBy === partitionBy ? keyed : replaceOnce(keyed, `PARTITION BY ${partitionBy}`, `PARTITION BY ${r.to.partitionBy}`);
+  return replaceOnce(partitioned, `index_granularity = ${r.from.indexGranularity}`, `index_granularity = ${r.to.indexGranularity}`);
 }
 
 /** Consecutive time blocks, in order, grouped into batches of about `maxRows` rows. */

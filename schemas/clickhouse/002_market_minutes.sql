@@ -17,6 +17,12 @@
 -- pair over a month reads one small granule per hour. Stores made with the earlier order
 -- (exchange first, 1,024 rows) are moved by 005_market_pair_order.ts.
 --
+-- A partition a UTC day, merged into one part once all its parts are 15 minutes old: live
+-- minutes arrive as a part a minute holding every pair, and in a day's partition they
+-- merge with the day's few parts instead of a month's history, so a past day is one part,
+-- which FINAL reads without a merging step (ClickHouse merges rows within a partition only).
+-- Stores partitioned by month are moved by 006_market_day_partitions.ts.
+--
 -- Arrays follow the fixed sets of domain/market/facts.ts: 25 levels of L and 10
 -- slippage sizes.
 
@@ -43,9 +49,10 @@ CREATE TABLE IF NOT EXISTS book_minutes (
   slippage_sell Array(Nullable(Float64)),
   closed_at DateTime64(3, 'UTC')
 ) ENGINE = ReplacingMergeTree(closed_at)
-PARTITION BY toYYYYMM(minute)
+PARTITION BY toDate(minute)
 ORDER BY (toStartOfHour(minute), pair, exchange, minute)
-SETTINGS index_granularity = 256, non_replicated_deduplication_window = 10000;
+SETTINGS index_granularity = 256, non_replicated_deduplication_window = 10000,
+  min_age_to_force_merge_seconds = 900, min_age_to_force_merge_on_partition_only = 1;
 
 CREATE TABLE IF NOT EXISTS trade_minutes (
   exchange LowCardinality(String),
@@ -58,9 +65,10 @@ CREATE TABLE IF NOT EXISTS trade_minutes (
   usd_trades UInt32,
   closed_at DateTime64(3, 'UTC')
 ) ENGINE = ReplacingMergeTree(closed_at)
-PARTITION BY toYYYYMM(minute)
+PARTITION BY toDate(minute)
 ORDER BY (toStartOfHour(minute), pair, exchange, minute)
-SETTINGS index_granularity = 256, non_replicated_deduplication_window = 10000;
+SETTINGS index_granularity = 256, non_replicated_deduplication_window = 10000,
+  min_age_to_force_merge_seconds = 900, min_age_to_force_merge_on_partition_only = 1;
 
 -- Latest funding rate and open interest: (event time, value), epoch 0 when none came.
 CREATE TABLE IF NOT EXISTS derivative_minutes (
@@ -71,9 +79,10 @@ CREATE TABLE IF NOT EXISTS derivative_minutes (
   open_interest Tuple(DateTime64(3, 'UTC'), Float64),
   closed_at DateTime64(3, 'UTC')
 ) ENGINE = ReplacingMergeTree(closed_at)
-PARTITION BY toYYYYMM(minute)
+PARTITION BY toDate(minute)
 ORDER BY (toStartOfHour(minute), pair, exchange, minute)
-SETTINGS index_granularity = 256, non_replicated_deduplication_window = 10000;
+SETTINGS index_granularity = 256, non_replicated_deduplication_window = 10000,
+  min_age_to_force_merge_seconds = 900, min_age_to_force_merge_on_partition_only = 1;
 
 -- Next offset each processor will handle per partition, written with its minute rows:
 -- after a restart or a replay, a message below it that belongs to a closed minute is a

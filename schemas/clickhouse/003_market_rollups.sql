@@ -7,8 +7,9 @@
 --
 -- Rollups hold sums, counts, minima and maxima, so any window is answered exactly from the
 -- coarsest rows that tile it (domain/market/window.ts). Sorted by a coarser time block first
--- (a day of hours, a month of days), then pair and exchange, in granules of 256 rows, for
--- the same reasons as the minutes.
+-- (a day of hours, a month of days), then pair and exchange, in granules of 256 rows, and
+-- partitioned by that block (a day of hours, a month of days), merged once 15 minutes old,
+-- for the same reasons as the minutes (006_market_day_partitions.ts moves older stores).
 --
 -- The aggregate columns are those of the families' declarations (domain/market/families/),
 -- in their order; test/domain/families.test.ts fails when the two drift apart.
@@ -40,15 +41,15 @@ CREATE TABLE IF NOT EXISTS book_hours (
   slip_sell_n Array(UInt64),
   computed_at DateTime64(3, 'UTC')
 ) ENGINE = ReplacingMergeTree(computed_at)
-PARTITION BY toYYYYMM(bucket)
+PARTITION BY toDate(bucket)
 ORDER BY (toStartOfDay(bucket), pair, exchange, bucket)
-SETTINGS index_granularity = 256;
+SETTINGS index_granularity = 256, min_age_to_force_merge_seconds = 900, min_age_to_force_merge_on_partition_only = 1;
 
 CREATE TABLE IF NOT EXISTS book_days AS book_hours
 ENGINE = ReplacingMergeTree(computed_at)
-PARTITION BY toYear(bucket)
+PARTITION BY toYYYYMM(bucket)
 ORDER BY (toStartOfMonth(bucket), pair, exchange, bucket)
-SETTINGS index_granularity = 256;
+SETTINGS index_granularity = 256, min_age_to_force_merge_seconds = 900, min_age_to_force_merge_on_partition_only = 1;
 
 CREATE TABLE IF NOT EXISTS trade_hours (
   exchange LowCardinality(String),
@@ -61,15 +62,15 @@ CREATE TABLE IF NOT EXISTS trade_hours (
   usd_trades UInt64,
   computed_at DateTime64(3, 'UTC')
 ) ENGINE = ReplacingMergeTree(computed_at)
-PARTITION BY toYYYYMM(bucket)
+PARTITION BY toDate(bucket)
 ORDER BY (toStartOfDay(bucket), pair, exchange, bucket)
-SETTINGS index_granularity = 256;
+SETTINGS index_granularity = 256, min_age_to_force_merge_seconds = 900, min_age_to_force_merge_on_partition_only = 1;
 
 CREATE TABLE IF NOT EXISTS trade_days AS trade_hours
 ENGINE = ReplacingMergeTree(computed_at)
-PARTITION BY toYear(bucket)
+PARTITION BY toYYYYMM(bucket)
 ORDER BY (toStartOfMonth(bucket), pair, exchange, bucket)
-SETTINGS index_granularity = 256;
+SETTINGS index_granularity = 256, min_age_to_force_merge_seconds = 900, min_age_to_force_merge_on_partition_only = 1;
 
 CREATE TABLE IF NOT EXISTS derivative_hours (
   exchange LowCardinality(String),
@@ -79,12 +80,12 @@ CREATE TABLE IF NOT EXISTS derivative_hours (
   open_interest Tuple(DateTime64(3, 'UTC'), Float64),
   computed_at DateTime64(3, 'UTC')
 ) ENGINE = ReplacingMergeTree(computed_at)
-PARTITION BY toYYYYMM(bucket)
+PARTITION BY toDate(bucket)
 ORDER BY (toStartOfDay(bucket), pair, exchange, bucket)
-SETTINGS index_granularity = 256;
+SETTINGS index_granularity = 256, min_age_to_force_merge_seconds = 900, min_age_to_force_merge_on_partition_only = 1;
 
 CREATE TABLE IF NOT EXISTS derivative_days AS derivative_hours
 ENGINE = ReplacingMergeTree(computed_at)
-PARTITION BY toYear(bucket)
+PARTITION BY toYYYYMM(bucket)
 ORDER BY (toStartOfMonth(bucket), pair, exchange, bucket)
-SETTINGS index_granularity = 256;
+SETTINGS index_granularity = 256, min_age_to_force_merge_seconds = 900, min_age_to_force_merge_on_partition_only = 1;

@@ -1,8 +1,8 @@
-// A new sort key and granularity for a stored table (lib/rekey.ts, the market tables'
-// migration 005): every row moved, the table's engine, TTL and settings kept, and a run
-// that a crash cut short, before or after the swap, mended by the next. Also the migration
-// runner's modules (lib/migrate.ts), and the market tables of a new store already in the
-// shape the migration moves old ones to.
+// A new sort key, granularity or partition key for a stored table (lib/rekey.ts, the
+// market tables' migrations 005 and 006): every row moved, the table's engine, TTL and
+// settings kept, and a run that a crash cut short, before or after the swap, mended by the
+// next. Also the migration runner's modules (lib/migrate.ts), and the market tables of a
+// new store already in the shape the migrations move old ones to.
 import { expect } from 'chai';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -11,6 +11,7 @@ import { migrate } from '../../lib/migrate.ts';
 import { silentLogger } from '../../lib/log.ts';
 import { batches, rekeyTable, spareOf, tableShape, type Rekey } from '../../lib/rekey.ts';
 import { MARKET_REKEYS } from '../../schemas/clickhouse/005_market_pair_order.ts';
+import { MARKET_REPARTITIONS } from '../../schemas/clickhouse/006_market_day_partitions.ts';
 import { uniq } from '../support/helpers.ts';
 import { testStack } from '../support/stack.ts';
 
@@ -61,7 +62,7 @@ describe('rekeying a stored table', () => {
     const r: Rekey = { table, from: OLD, to: NEW, batchRows: 200 };
     expect(await rekeyTable(ch(), silentLogger, r)).to.equal(true);
     const after = await tableShape(ch(), table);
-    expect(after!.shape).to.deep.equal(NEW);
+    expect(after!.shape).to.deep.equal({ ...NEW, partitionBy: 'toYYYYMM(minute)' });
     expect(after!.ddl).to.contain('ReplacingMergeTree(closed_at)').and.contain('PARTITION BY toYYYYMM(minute)');
     expect(after!.ddl).to.contain('TTL minute + toIntervalDay(3650)').and.contain('non_replicated_deduplication_window = 10000');
     expect(await count(table)).to.equal(rows);
@@ -95,7 +96,7 @@ describe('rekeying a stored table', () => {
     const before = await final();
     const to = { orderBy: 'toStartOfMonth(bucket), pair, exchange, bucket', indexGranularity: 256 };
     await rekeyTable(ch(), silentLogger, { table, from: { orderBy: 'toStartOfMonth(bucket), exchange, pair, bucket', indexGranularity: 1024 }, to, batchRows: 40 });
-    expect((await tableShape(ch(), table))!.shape).to.deep.equal(to);
+    expect((await tableShape(ch(), table))!.shape).to.deep.equal({ ...to, partitionBy: 'toYear(bucket)' });
     expect(await final()).to.deep.equal(before);
     expect(stored).to.equal(2 * before.length);
   });
@@ -109,7 +110,7 @@ describe('rekeying a stored table', () => {
     expect(await rekeyTable(ch(), silentLogger, { table, from: OLD, to: NEW })).to.equal(true);
     expect(await count(table)).to.equal(rows);
     expect(await contents(table)).to.deep.equal(before);
-    expect((await tableShape(ch(), table))!.shape).to.deep.equal(NEW);
+    expect((await tableShape(ch(), table))!.shape).to.include(NEW);
   });
 
   it('after a crash between the swap and the drop, only drops the old rows', async () => {
@@ -129,7 +130,7 @@ describe('rekeying a stored table', () => {
     let error: unknown;
     await rekeyTable(ch(), silentLogger, { table, from: other, to: NEW }).catch((e: unknown) => (error = e));
     expect(String(error)).to.match(/is sorted by \(toStartOfHour\(minute\), exchange, pair, minute\)/);
-    expect((await tableShape(ch(), table))!.shape).to.deep.equal(OLD);
+    expect((await tableShape(ch(), table))!.shape).to.include(OLD);
     expect(await count(table)).to.equal(rows);
     expect(await exists(spareOf(table))).to.equal(false);
   });
@@ -141,8 +142,42 @@ describe('rekeying a stored table', () => {
     expect(batches([], 4)).to.deep.equal([]);
   });
 
-  it('a new store creates the market tables in the shape migration 005 moves old ones to', async () => {
-    for (const r of MARKET_REKEYS) expect((await tableShape(ch(), r.table))!.shape, r.table).to.deep.equal(r.to);
+  it('moves every row to a new partition key, keeping the sort key and every stored version', async () => {
+    const { table, rows } = await oldTable();
+    await ch().command(`SYSTEM STOP MERGES ${table}`);
+    // A second version of some rows, in a part of its own.
+    await ch().command(`INSERT INTO {t:Identifier} SELECT exchange, pair, minute, v + 1000, closed_at + 1 FROM {t:Identifier} WHERE v < 100`, { t: table });
+    const stored = await count(table);
+    const before = await contents(table);
+    const from = { ...OLD, partitionBy: 'toYYYYMM(minute)' };
+    const to = { ...OLD, partitionBy: 'toDate(minute)' };
+    expect(await rekeyTable(ch(), silentLogger, { table, from, to, batchRows: 100 })).to.equal(true);
+    const after = await tableShape(ch(), table);
+    expect(after!.shape).to.deep.equal(to);
+    expect(after!.ddl).to.contain('PARTITION BY toDate(minute)').and.contain('TTL minute + toIntervalDay(3650)');
+    expect(await count(table)).to.equal(stored);
+    expect(stored).to.be.greaterThan(rows);
+    expect(await contents(table)).to.deep.equal(before);
+    const partitions = await ch().query<{ p: string }>(
+      'SELECT DISTINCT partition AS p FROM system.parts WHERE database = currentDatabase() AND table = {t:String} AND active ORDER BY p',
+      { t: table },
+    );
+    // 22:00 on 31 October to 03:00 on 1 November: two days.
+    expect(partitions.map((x) => x.p)).to.deep.equal(['2026-10-31', '2026-11-01']);
+    // A table already partitioned so is left alone; one sorted otherwise is refused.
+    expect(await rekeyTable(ch(), silentLogger, { table, from, to })).to.equal(false);
+    let error: unknown;
+    await rekeyTable(ch(), silentLogger, { table, from: { ...from, partitionBy: 'toYear(minute)' }, to: { ...to, partitionBy: 'toMonday(minute)' } }).catch((e: unknown) => (error = e));
+    expect(String(error)).to.match(/partitioned by toDate\(minute\); expected .*toYear\(minute\)/);
+  });
+
+  it('a new store creates the market tables in the shape migrations 005 and 006 move old ones to', async () => {
+    for (const r of MARKET_REKEYS) expect((await tableShape(ch(), r.table))!.shape, r.table).to.include(r.to);
+    for (const r of MARKET_REPARTITIONS) {
+      const now = (await tableShape(ch(), r.table))!;
+      expect(now.shape, r.table).to.deep.equal(r.to);
+      expect(now.ddl, r.table).to.contain('min_age_to_force_merge_seconds = 900').and.contain('min_age_to_force_merge_on_partition_only = 1');
+    }
   });
 });
 
