@@ -1,20 +1,9 @@
 import { expect } from 'chai';
 import { DateTime } from 'luxon';
-import { MinuteWindows, type Accumulator } from '../../processors/shell/minute-windows.ts';
+import { MinuteWindows } from '../../processors/shell/minute-windows.ts';
+import { Count } from '../support/count.ts';
 import { parseTimestamp } from '../../schemas/timestamps.ts';
 import { lineToMessage } from '../../ingest/orderbook-lines.ts';
-
-class Count implements Accumulator<number, { n: number; sum: number }> {
-  n = 0;
-  sum = 0;
-  add(x: number) {
-    this.n++;
-    this.sum += x;
-  }
-  row() {
-    return { n: this.n, sum: this.sum };
-  }
-}
 
 const M = 60_000;
 const T0 = 1_700_000_040_000 - (1_700_000_040_000 % M); // a minute start

@@ -4,22 +4,11 @@
 import { expect } from 'chai';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { BatchConsumer, type Pipeline } from '../../processors/shell/batch-consumer.ts';
-import { MinuteWindows, type Accumulator } from '../../processors/shell/minute-windows.ts';
+import { MinuteWindows } from '../../processors/shell/minute-windows.ts';
+import { Count } from '../support/count.ts';
 import { ok } from '../../processors/shell/outcome.ts';
 import { uniq, waitFor } from '../support/helpers.ts';
 import { testStack } from '../support/stack.ts';
-
-class Count implements Accumulator<number, { n: number; sum: number }> {
-  n = 0;
-  sum = 0;
-  add(x: number) {
-    this.n++;
-    this.sum += x;
-  }
-  row() {
-    return { n: this.n, sum: this.sum };
-  }
-}
 
 const M = 60_000;
 
