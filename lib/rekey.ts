@@ -1,7 +1,7 @@
 // Giving a MergeTree table a new sort key, index granularity or partition key, which
-// ClickHouse cannot ALTER: the rows are copied into a spare table of the new shape, a range of the key's
-// leading time block at a time, counted, and the two tables are swapped in one step
-// (EXCHANGE TABLES, an Atomic database's atomic rename). A crash before the swap leaves
+// ClickHouse cannot ALTER: the rows are copied into a spare table of the new shape, a
+// range of the key's leading time block at a time, counted, and the two tables are
+// swapped in one step (EXCHANGE TABLES, an Atomic database's atomic rename). A crash before the swap leaves
 // the table as it was, and the next run starts the copy again; after it, the table has its
 // new shape and the next run only drops the old rows. Nothing may write the table
 // meanwhile: migrations run before the processors start (ops/service.ts). The copy needs
@@ -99,7 +99,7 @@ async function setMerges(ch: ClickHouse, tables: string[], what: 'STOP' | 'START
   for (const t of tables) if (await tableShape(ch, t)) await ch.command(`SYSTEM ${what} MERGES ${t}`);
 }
 
-/** A table's sort key, granularity and CREATE statement; undefined when there is none. */
+/** A table's sort key, granularity, partition key and CREATE statement; undefined when there is none. */
 export async function tableShape(ch: ClickHouse, table: string): Promise<{ shape: TableShape; ddl: string } | undefined> {
   const [row] = await ch.query<{ sorting_key: string; partition_key: string; create_table_query: string }>(
     'SELECT sorting_key, partition_key, create_table_query FROM system.tables WHERE database = currentDatabase() AND name = {t:String}',
