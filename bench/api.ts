@@ -24,7 +24,8 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { SyntheticMarket, type MarketTick, type SyntheticPair } from '../ingest/synthetic/market.ts';
 import type { Timestamp } from '../schemas/index.ts';
 import type { ClickHouseSettings } from '@clickhouse/client';
-import { openClickHouse, type ClickHouse, type Params } from '../lib/clickhouse.ts';
+import { openClickHouse, watchStatementLine, type ClickHouse, type Params } from '../lib/clickhouse.ts';
+import type { Turn } from '../lib/statement-queue.ts';
 import type { Config } from '../lib/config.ts';
 import { createKafka, dlqTopicName, topicName } from '../lib/kafka.ts';
 import { deleteSubjects } from '../lib/schema-registry.ts';
@@ -190,7 +191,34 @@ interface Series {
   written: number;
   /** The service's event-loop delay during the series (ms): what a request waits for its turns. */
   loopDelay: { p99: number; max: number };
+  /** The embedded engine's line of bound statements during the series (absent on a server). */
+  line?: LineFigures;
 }
+
+/**
+ * What waited in the line of bound statements (lib/statement-queue.ts) during a series:
+ * the urgent statements (priority 1: the API's and the bare runs'), and ingestion's,
+ * which a request waits for when one holds the line as it arrives.
+ */
+interface LineFigures {
+  urgentWait: { p95: number; max: number };
+  ingest: { statements: number; heldMs: number; longestMs: number };
+}
+
+function lineFigures(turns: Turn[]): LineFigures | undefined {
+  if (turns.length === 0) return undefined;
+  const urgent = turns.filter((t) => t.priority <= 1).map((t) => t.waitedMs);
+  const ingest = turns.filter((t) => t.priority > 1).map((t) => t.heldMs);
+  return {
+    urgentWait: { p95: urgent.length ? percentile(urgent, 95) : 0, max: urgent.length ? Math.max(...urgent) : 0 },
+    ingest: { statements: ingest.length, heldMs: ingest.reduce((a, b) => a + b, 0), longestMs: ingest.length ? Math.max(...ingest) : 0 },
+  };
+}
+
+const fmtLine = (l: LineFigures | undefined): string =>
+  l
+    ? `; line: requests waited p95 ${fmtMs(l.urgentWait.p95)}, max ${fmtMs(l.urgentWait.max)}; ingestion held it ${fmtMs(l.ingest.heldMs)} in ${fmtInt(l.ingest.statements)} statements, the longest ${fmtMs(l.ingest.longestMs)}`
+    : '';
 
 type Phase = 'idle' | 'ingesting';
 
@@ -723,6 +751,8 @@ async function series(service: Service, client: HttpClient, token: string, bare:
   const rowsBefore = await minuteRows(bare);
   const loop = monitorEventLoopDelay({ resolution: 5 });
   loop.enable();
+  const turns: Turn[] = [];
+  const unwatch = watchStatementLine((t) => turns.push(t));
   // Alternating, so both see the same moments of background work; within a time budget,
   // so a slow query does not stretch the run (the figures say how many were timed).
   const started = performance.now();
@@ -739,11 +769,13 @@ async function series(service: Service, client: HttpClient, token: string, bare:
     s.bytes = h.bytes;
   }
   loop.disable();
+  unwatch();
   s.loopDelay = { p99: loop.percentile(99) / 1e6, max: loop.max / 1e6 };
+  s.line = lineFigures(turns);
   s.written = (await minuteRows(bare)) - rowsBefore;
   say(
     NAME,
-    `  ${phase.padEnd(9)} ${q.name} (${s.http.length} requests): HTTP p50 ${fmtMs(percentile(s.http, 50))} p95 ${fmtMs(percentile(s.http, 95))}; bare p50 ${fmtMs(percentile(s.bare, 50))} p95 ${fmtMs(percentile(s.bare, 95))}; ${fmtInt(s.rows)} rows, ${(s.bytes / 2 ** 20).toFixed(1)} MiB; ${fmtInt(s.written)} book minute rows written meanwhile; event-loop delay p99 ${fmtMs(s.loopDelay.p99)}, max ${fmtMs(s.loopDelay.max)}`,
+    `  ${phase.padEnd(9)} ${q.name} (${s.http.length} requests): HTTP p50 ${fmtMs(percentile(s.http, 50))} p95 ${fmtMs(percentile(s.http, 95))}; bare p50 ${fmtMs(percentile(s.bare, 50))} p95 ${fmtMs(percentile(s.bare, 95))}; ${fmtInt(s.rows)} rows, ${(s.bytes / 2 ** 20).toFixed(1)} MiB; ${fmtInt(s.written)} book minute rows written meanwhile; event-loop delay p99 ${fmtMs(s.loopDelay.p99)}, max ${fmtMs(s.loopDelay.max)}${fmtLine(s.line)}`,
   );
   return s;
 }
@@ -784,7 +816,7 @@ function figuresOf(
       const goal = phase === 'ingesting' && !q.cold;
       f.push({
         figure: `${q.name}, ${phase === 'idle' ? 'idle' : 'while ingesting'}: HTTP p50 / p95`,
-        value: `${fmtMs(p50)} / ${fmtMs(p95)} (n=${s.http.length}; ${fmtInt(s.rows)} rows, ${(s.bytes / 2 ** 20).toFixed(1)} MiB${phase === 'ingesting' ? `; ${fmtInt(s.written)} book minute rows written meanwhile` : ''}; service event-loop delay p99 ${fmtMs(s.loopDelay.p99)}, max ${fmtMs(s.loopDelay.max)})`,
+        value: `${fmtMs(p50)} / ${fmtMs(p95)} (n=${s.http.length}; ${fmtInt(s.rows)} rows, ${(s.bytes / 2 ** 20).toFixed(1)} MiB${phase === 'ingesting' ? `; ${fmtInt(s.written)} book minute rows written meanwhile` : ''}; service event-loop delay p99 ${fmtMs(s.loopDelay.p99)}, max ${fmtMs(s.loopDelay.max)}${fmtLine(s.line)})`,
         goal: goal ? `p95 < ${GOAL_P95_MS} ms` : '—',
         result: goal ? check(p95 < GOAL_P95_MS) : 'info',
       });

@@ -12,7 +12,7 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { DEFAULT_UNCOMPRESSED_CACHE_MB, type Config } from './config.ts';
-import { StatementQueue } from './statement-queue.ts';
+import { StatementQueue, type Turn } from './statement-queue.ts';
 import { createLogger, type Logger } from './log.ts';
 
 export type Params = Record<string, unknown>;
@@ -89,6 +89,9 @@ let querySeq = 0;
  * ingestion never waits long behind a steady stream of requests.
  */
 const BOUND_STATEMENTS = new StatementQueue({ maxWaitMs: 1000 });
+
+/** Reports every turn in this process's line of bound statements (embedded engine only; a server has none). Returns what stops it. */
+export const watchStatementLine = (watcher: (turn: Turn) => void): (() => void) => BOUND_STATEMENTS.watch(watcher);
 
 /** Whether the embedded engine takes this statement through its line of bound statements (chdb binds only when there are values). */
 const bindsValues = (params: Params): boolean => Object.keys(params).length > 0;

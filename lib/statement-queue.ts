@@ -17,6 +17,13 @@ export interface StatementQueueOptions {
   now?: () => number;
 }
 
+/** One statement's turn in the line (ms): how long it waited for it and how long it held the line. */
+export interface Turn {
+  priority: number;
+  waitedMs: number;
+  heldMs: number;
+}
+
 interface Waiter {
   priority: number;
   since: number;
@@ -28,6 +35,7 @@ export class StatementQueue {
   /** In arrival order. */
   private readonly waiting: Waiter[] = [];
   private readonly now: () => number;
+  private readonly watchers = new Set<(turn: Turn) => void>();
 
   constructor(private readonly opts: StatementQueueOptions) {
     this.now = opts.now ?? (() => performance.now());
@@ -35,13 +43,36 @@ export class StatementQueue {
 
   /** Runs `statement` when its turn comes: alone, after the more urgent statements waiting. */
   async run<T>(priority: number, statement: () => Promise<T>): Promise<T> {
-    if (this.busy) await new Promise<void>((go) => this.waiting.push({ priority, since: this.now(), go }));
+    const asked = this.now();
+    if (this.busy) await new Promise<void>((go) => this.waiting.push({ priority, since: asked, go }));
     else this.busy = true;
+    const began = this.now();
     try {
       return await statement();
     } finally {
       this.next();
+      if (this.watchers.size > 0) this.report({ priority, waitedMs: began - asked, heldMs: this.now() - began });
     }
+  }
+
+  /** A watcher is a diagnostic: what it throws neither stops the line nor fails the statement. */
+  private report(turn: Turn): void {
+    for (const w of this.watchers) {
+      try {
+        w(turn);
+      } catch {
+        // ignored, see above
+      }
+    }
+  }
+
+  /**
+   * Calls `watcher` with every statement's turn as it ends (what bench:api reports: how
+   * long requests waited in the line, and how long ingestion held it). Returns what stops it.
+   */
+  watch(watcher: (turn: Turn) => void): () => void {
+    this.watchers.add(watcher);
+    return () => this.watchers.delete(watcher);
   }
 
   /** Statements waiting for their turn. */

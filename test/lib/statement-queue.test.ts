@@ -5,7 +5,7 @@
 import { expect } from 'chai';
 import { openClickHouse } from '../../lib/clickhouse.ts';
 import { silentLogger } from '../../lib/log.ts';
-import { StatementQueue } from '../../lib/statement-queue.ts';
+import { StatementQueue, type Turn } from '../../lib/statement-queue.ts';
 import { testStack } from '../support/stack.ts';
 
 /** A statement that ends when the test says so, and records when it started. */
@@ -85,6 +85,35 @@ describe('StatementQueue', () => {
     });
     expect(await thrown.catch((e: Error) => e.message)).to.equal('refused');
     expect(await queue.run(1, async () => 'free')).to.equal('free');
+  });
+
+  it('reports each turn to its watchers: priority, wait and hold; a throwing watcher changes nothing', async () => {
+    let now = 0;
+    const queue = new StatementQueue({ maxWaitMs: 1000, now: () => now });
+    const turns: Turn[] = [];
+    const stop = queue.watch((t) => turns.push(t));
+    queue.watch(() => {
+      throw new Error('a broken watcher');
+    });
+    const started: string[] = [];
+    const ingest = held(started, 'ingest');
+    const request = held(started, 'request');
+    const done = [queue.run(2, ingest.run)];
+    now = 10;
+    done.push(queue.run(1, request.run));
+    now = 250;
+    ingest.end();
+    await turn();
+    now = 290;
+    request.end();
+    expect(await Promise.all(done)).to.deep.equal(['ingest', 'request']);
+    expect(turns).to.deep.equal([
+      { priority: 2, waitedMs: 0, heldMs: 250 },
+      { priority: 1, waitedMs: 240, heldMs: 40 },
+    ]);
+    stop();
+    await queue.run(1, async () => 'unwatched');
+    expect(turns).to.have.length(2);
   });
 
   it('orders the bound statements of the gateway connections by their priority', async () => {
