@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Kafka, logLevel, Partitioners, type Admin, type Consumer, type EachBatchPayload } from 'kafkajs';
 import { kafkaAnswers, startKafka, type KafkaProcess } from '../ops/kafka.ts';
+import { waitFor as waitUntil } from './support/helpers.ts';
 
 /** A port nothing listens on right now (the OS picks it). */
 async function freePort(): Promise<number> {
@@ -186,6 +187,7 @@ describe('Kafka broker (ops/kafka.ts) with kafkajs', function () {
       await Promise.all(consumers.map((c) => c.disconnect().catch(() => undefined)));
       await admin.deleteTopics({ topics: [topic] });
     }
-    expect(await admin.listTopics()).to.not.include(topic);
+    // The controller acknowledges a deletion before every broker's metadata drops the topic.
+    await waitUntil('the deleted topic gone from the metadata', async () => !(await admin.listTopics()).includes(topic));
   });
 });
