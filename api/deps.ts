@@ -21,6 +21,7 @@ import type { RecentAnswers } from './market-caches/recent-answers.ts';
 import type { PartialsCache } from './market-caches/window-partials.ts';
 import type { Limit, Throttle } from './http/throttle.ts';
 import type { ReportedMetricsPublisher } from './resources/reported-metrics/push.ts';
+import type { RolledUp } from '../domain/market/repositories/rollup-marks.ts';
 
 export interface ThrottleLimits {
   loginPerAccount: Limit;
@@ -79,6 +80,8 @@ export interface ApiDeps {
   uptimeCache: UptimeCache;
   /** Partials of sealed window pieces for summary and leaderboard (api/market-caches/window-partials.ts). */
   windowCache: PartialsCache;
+  /** Before when the hour and day rows are complete: the lowest of the processors' marks, read at most once a second. */
+  rolledUp: RolledUp;
   /** Market answers shared by identical requests for up to a second; by default one per app, after config.answerReuseMs (api/market-caches/recent-answers.ts). */
   marketAnswers?: RecentAnswers;
   limits: ThrottleLimits;

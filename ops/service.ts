@@ -51,6 +51,7 @@ import { TargetRepository } from '../domain/targets/repository.ts';
 import { frameHeader } from '../lib/schema-registry.ts';
 import { Partitioners } from 'kafkajs';
 import { reportedConsumer } from '../processors/reported/processor.ts';
+import { RolledUp, RollupMarks } from '../domain/market/repositories/rollup-marks.ts';
 
 export interface ServiceOptions {
   limits?: ThrottleLimits;
@@ -169,6 +170,7 @@ export async function startService(config: Config, log: Logger, opts: ServiceOpt
     orderBookMinutes: new OrderBookMinuteRepository(apiCh),
     uptimeCache: new UptimeCache(config.uptimeCacheBytes),
     windowCache: new PartialsCache(config.windowCacheBytes),
+    rolledUp: new RolledUp(new RollupMarks(apiCh), now),
     limits: opts.limits ?? DEFAULT_LIMITS,
     now,
     totpDevices: new TotpDeviceRepository(apiCh),

@@ -120,7 +120,7 @@ export class UptimeRows {
     const out: Computed = new Map(buckets.map((b) => [b.start, new Array<Buffer | undefined>(q.pairs.length)]));
     if (buckets.length === 0) return out;
     const ranges = mergeRanges(buckets.flatMap((b) => b.ranges));
-    const sub = { ...q, window: { ...q.window, ranges, plan: planBuckets(q.window.interval, ranges, q.window.zone) } };
+    const sub = { ...q, window: { ...q.window, ranges, plan: planBuckets(q.window.interval, ranges, q.window.zone, q.window.rolledUpTo) } };
     const { text, lines } = await this.uptime.lines(sub);
     for (const line of lines) {
       const rows = out.get(line.bucket * 1000);

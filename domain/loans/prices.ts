@@ -1,7 +1,7 @@
 // An asset's TWAP in USD (addendum section 7): the mean of the minute mids over all its
 // USD-quoted pairs (their mids are USD prices) in [from, to). Read from the coarsest stored
 // rows that tile the window (domain/market/window.ts), so a 7-day TWAP reads days and
-// hours, and the open edges read minutes. Null when no minute of the window had a mid.
+// hours, and the open edges (and hours not yet rolled up: `rolledUpTo`, as in window.ts) read minutes. Null when no minute of the window had a mid.
 import { TupleParam } from '@clickhouse/client';
 import type { ClickHouse, Params } from '../../lib/clickhouse.ts';
 import { tile } from '../market/window.ts';
@@ -19,11 +19,11 @@ const SOURCES = {
 } as const;
 
 /** The TWAP of each asset over [from, to), by asset; assets without a mid are absent. */
-export async function assetTwaps(ch: ClickHouse, assets: readonly string[], pairs: readonly Pair[], from: number, to: number): Promise<Map<string, number>> {
+export async function assetTwaps(ch: ClickHouse, assets: readonly string[], pairs: readonly Pair[], from: number, to: number, rolledUpTo: number): Promise<Map<string, number>> {
   const of = assets.flatMap((a) => usdPairsOf(a, pairs));
   if (of.length === 0 || from >= to) return new Map();
   const params: Params = { pairs: of.map((p) => new TupleParam([p.exchange, p.pair])) };
-  const parts = tile(from, to).map((piece, i) => {
+  const parts = tile(from, to, rolledUpTo).map((piece, i) => {
     const s = SOURCES[piece.table];
     params[`f${i}`] = Math.floor(piece.from / 1000);
     params[`t${i}`] = Math.floor(piece.to / 1000);
@@ -47,6 +47,6 @@ export async function assetTwaps(ch: ClickHouse, assets: readonly string[], pair
   return new Map([...sums].filter(([, x]) => x.n > 0).map(([a, x]) => [a, x.s / x.n]));
 }
 
-export async function assetTwap(ch: ClickHouse, asset: string, pairs: readonly Pair[], from: number, to: number): Promise<number | null> {
-  return (await assetTwaps(ch, [asset], pairs, from, to)).get(asset) ?? null;
+export async function assetTwap(ch: ClickHouse, asset: string, pairs: readonly Pair[], from: number, to: number, rolledUpTo: number): Promise<number | null> {
+  return (await assetTwaps(ch, [asset], pairs, from, to, rolledUpTo)).get(asset) ?? null;
 }

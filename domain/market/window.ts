@@ -1,6 +1,8 @@
 // Time windows, trading sessions and buckets of the market endpoints (specification 4.1,
 // addendum sections 4-5), and how each bucket is answered from the coarsest stored rows:
 // whole UTC days from day rows, whole hours from hour rows, the rest from minute rows.
+// Hour and day rows are read only before the hour their processors have rolled up to
+// (`rolledUpTo`, domain/market/repositories/rollup-marks.ts): after it, minute rows.
 import { DateTime } from 'luxon';
 import { DEFAULT_SESSION_ZONE, LOOKBACKS, type FixedInterval, type Interval, type Session } from './facts.ts';
 
@@ -55,11 +57,13 @@ export interface MarketWindow {
   zone: string;
   /** Whether buckets are zoned (timestamps are then written with the zone's offset). */
   zoned: boolean;
+  /** Hour and day rows are read before this instant only (epoch ms; Infinity: everywhere). */
+  rolledUpTo: number;
   plan: BucketPlan;
 }
 
-/** The window of a span at `now`; `zone` is market_hours_timezone when given. */
-export function marketWindow(interval: Interval, span: WindowSpan, zone: string | undefined, now: number): MarketWindow {
+/** The window of a span at `now`; `zone` is market_hours_timezone when given; `rolledUpTo` as in MarketWindow. */
+export function marketWindow(interval: Interval, span: WindowSpan, zone: string | undefined, now: number, rolledUpTo: number): MarketWindow {
   let ranges: Range[];
   if (span.kind === 'session') ranges = sessionRanges(span.session, span.days, zone ?? DEFAULT_SESSION_ZONE, now);
   else if (span.kind === 'lookback') ranges = [lookbackRange(span.lookback, now)];
@@ -67,12 +71,12 @@ export function marketWindow(interval: Interval, span: WindowSpan, zone: string 
   else ranges = [[now - DAY, now]];
   // Buckets follow the session's zone too, when a session picks the window.
   const bucketZone = zone ?? (span.kind === 'session' ? DEFAULT_SESSION_ZONE : 'UTC');
-  return { interval, ranges, zone: bucketZone, zoned: bucketZone !== 'UTC', plan: planBuckets(interval, ranges, bucketZone) };
+  return { interval, ranges, zone: bucketZone, zoned: bucketZone !== 'UTC', rolledUpTo, plan: planBuckets(interval, ranges, bucketZone, rolledUpTo) };
 }
 
 /** The same window aggregated otherwise (the leaderboard ranks over the whole window whatever the interval). */
 export function withInterval(w: MarketWindow, interval: Interval): MarketWindow {
-  return interval === w.interval ? w : { ...w, interval, plan: planBuckets(interval, w.ranges, w.zone) };
+  return interval === w.interval ? w : { ...w, interval, plan: planBuckets(interval, w.ranges, w.zone, w.rolledUpTo) };
 }
 
 /** From the window's first instant to its last (epoch ms); 0 for an empty window. */
@@ -129,9 +133,10 @@ export function mergeRanges(ranges: Range[]): Range[] {
 /**
  * Splits [from, to) into the coarsest stored rows that tile it: minutes up to the first
  * whole UTC hour, hours up to the first whole UTC day, days, then back down. A minute row
- * belongs to the range when it starts inside it.
+ * belongs to the range when it starts inside it. Hour and day rows only before
+ * `rolledUpTo`: a day's row once all its hours are before it, minutes from it on.
  */
-export function tile(from: number, to: number, bucket?: number): Piece[] {
+export function tile(from: number, to: number, rolledUpTo: number, bucket?: number): Piece[] {
   const s = ceilTo(from, MIN);
   const e = ceilTo(to, MIN);
   if (s >= e) return [];
@@ -140,7 +145,7 @@ export function tile(from: number, to: number, bucket?: number): Piece[] {
     if (a < b) out.push(bucket === undefined ? { table, from: a, to: b } : { table, from: a, to: b, bucket });
   };
   const h1 = ceilTo(s, HOUR);
-  const h2 = floorTo(e, HOUR);
+  const h2 = Math.min(floorTo(e, HOUR), floorTo(rolledUpTo, HOUR));
   if (h1 >= h2) {
     push('minutes', s, e);
     return out;
@@ -203,15 +208,15 @@ const ORDER: Table[] = ['minutes', 'hours', 'days'];
  * the one whose rows fit inside the buckets in this zone. For `a` everything is one bucket;
  * for `c` each calendar-aligned bucket is its own piece.
  */
-export function planBuckets(interval: Interval, ranges: Range[], zone: string): BucketPlan {
+export function planBuckets(interval: Interval, ranges: Range[], zone: string, rolledUpTo: number): BucketPlan {
   if (ranges.length === 0) return { pieces: [] };
   const from = ranges[0]![0];
   const to = ranges[ranges.length - 1]![1];
-  if (interval === 'c') return planCalendar(from, to, zone);
+  if (interval === 'c') return planCalendar(from, to, zone, rolledUpTo);
   const limit = interval === 'a' ? 'days' : finestNeeded(interval, zone, from, to);
   const pieces: Piece[] = [];
   for (const [a, b] of ranges) {
-    for (const p of tile(a, b)) {
+    for (const p of tile(a, b, rolledUpTo)) {
       // Coarser than allowed: split back down to the allowed table.
       if (ORDER.indexOf(p.table) <= ORDER.indexOf(limit)) pieces.push(p);
       else pieces.push(...(limit === 'minutes' ? [{ table: 'minutes' as const, from: p.from, to: p.to }] : splitDaysToHours(p)));
@@ -239,7 +244,7 @@ function mergePieces(pieces: Piece[]): Piece[] {
  * the first whole hour, hours to the first whole day, days to the first month, months,
  * then days, hours and minutes at the end.
  */
-function planCalendar(from: number, to: number, zone: string): BucketPlan {
+function planCalendar(from: number, to: number, zone: string, rolledUpTo: number): BucketPlan {
   const buckets: NonNullable<BucketPlan['buckets']> = [];
   const pieces: Piece[] = [];
   const units = [
@@ -251,7 +256,7 @@ function planCalendar(from: number, to: number, zone: string): BucketPlan {
   const add = (a: DateTime, b: DateTime, interval: '1m' | '1h' | '1d' | '1M') => {
     const idx = buckets.length;
     buckets.push({ start: a.toMillis(), interval });
-    for (const p of tile(a.toMillis(), b.toMillis(), idx)) pieces.push(p);
+    for (const p of tile(a.toMillis(), b.toMillis(), rolledUpTo, idx)) pieces.push(p);
   };
   const start = DateTime.fromMillis(ceilTo(from, MIN), { zone });
   const end = DateTime.fromMillis(ceilTo(to, MIN), { zone });

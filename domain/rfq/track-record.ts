@@ -109,7 +109,7 @@ interface VolumeRow {
 /** `levels` must be levels of L. */
 export async function trackRecord(
   ch: ClickHouse,
-  input: { pairs: readonly Pair[]; wallets: readonly Wallet[]; organization: string; now: number; levels: readonly number[] },
+  input: { pairs: readonly Pair[]; wallets: readonly Wallet[]; organization: string; now: number; levels: readonly number[]; rolledUpTo: number },
 ): Promise<TrackRecord> {
   const to = Math.floor(input.now / 60_000) * 60_000;
   const from = to - TRACK_RECORD_DAYS * DAY;
@@ -133,7 +133,7 @@ export async function trackRecord(
   };
   if (pairs.length === 0 || input.wallets.length === 0) return record;
 
-  const pieces = tile(from, to);
+  const pieces = tile(from, to, input.rolledUpTo);
   const base = (): Params => ({
     pairs: pairs.map((p) => new TupleParam([p.exchange, p.pair])),
     wallets: input.wallets.map((w) => w.id),

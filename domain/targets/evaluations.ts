@@ -94,15 +94,26 @@ export class EvaluationRepository {
     return { depth, volume };
   }
 
-  /** Mean minute mid over [from, to) of these pairs' whole hours, per pair: sums and minutes. */
-  async mids(pairs: readonly PairKey[], from: number, to: number): Promise<{ exchange: string; pair: string; mid_sum: number; minutes: number }[]> {
+  /**
+   * Mean minute mid over [from, to) (whole hours) of these pairs, per pair: sums and minutes,
+   * from hour rows before `rolledUpTo` (domain/market/window.ts) and minute rows after it.
+   */
+  async mids(pairs: readonly PairKey[], from: number, to: number, rolledUpTo: number): Promise<{ exchange: string; pair: string; mid_sum: number; minutes: number }[]> {
     if (pairs.length === 0) return [];
+    const split = Math.max(from, Math.min(to, Math.floor(rolledUpTo / 3_600_000) * 3_600_000));
     return this.ch.query(
-      `SELECT exchange, pair, sum(mid_sum) AS mid_sum, sum(minutes) AS minutes FROM book_hours FINAL
-       WHERE (exchange, pair) IN {pairs:Array(Tuple(String, String))}
-         AND toStartOfDay(bucket) >= toStartOfDay(toDateTime({from:UInt32}, 'UTC')) AND bucket >= toDateTime({from:UInt32}, 'UTC') AND bucket < toDateTime({to:UInt32}, 'UTC')
+      `SELECT exchange, pair, sum(s) AS mid_sum, sum(n) AS minutes FROM (
+         SELECT exchange, pair, sum(mid_sum) AS s, sum(minutes) AS n FROM book_hours FINAL
+         WHERE (exchange, pair) IN {pairs:Array(Tuple(String, String))}
+           AND toStartOfDay(bucket) >= toStartOfDay(toDateTime({from:UInt32}, 'UTC')) AND bucket >= toDateTime({from:UInt32}, 'UTC') AND bucket < toDateTime({split:UInt32}, 'UTC')
+         GROUP BY exchange, pair
+         UNION ALL
+         SELECT exchange, pair, sum(mid) AS s, count() AS n FROM book_minutes FINAL
+         WHERE (exchange, pair) IN {pairs:Array(Tuple(String, String))}
+           AND toStartOfHour(minute) >= toDateTime({split:UInt32}, 'UTC') AND minute >= toDateTime({split:UInt32}, 'UTC') AND minute < toDateTime({to:UInt32}, 'UTC')
+         GROUP BY exchange, pair)
        GROUP BY exchange, pair`,
-      { pairs: pairs.map((p) => new TupleParam([p.exchange, p.pair])), from: Math.floor(from / 1000), to: Math.floor(to / 1000) },
+      { pairs: pairs.map((p) => new TupleParam([p.exchange, p.pair])), from: Math.floor(from / 1000), split: Math.floor(split / 1000), to: Math.floor(to / 1000) },
     );
   }
 

@@ -14,6 +14,8 @@ import type { Faults } from '../../lib/faults.ts';
 import { isFamily, type MinuteTable } from '../../domain/market/families/family.ts';
 import { MinuteRepository } from '../../domain/market/repositories/minutes.ts';
 import { Rollups } from '../../domain/market/repositories/rollups.ts';
+import { RollupMarks } from '../../domain/market/repositories/rollup-marks.ts';
+import { SealedRollups } from './sealed-rollups.ts';
 import { WindowedPipeline, type Derived, type MarketMessage, type WindowSpec } from './windowed-pipeline.ts';
 
 export interface ProcessorDeps {
@@ -48,10 +50,13 @@ export function marketConsumer<Msg extends MarketMessage, In, Row extends object
 ): BatchConsumer {
   const topic = topicName(deps.config, p.topic);
   const groupId = deps.config.topicPrefix + p.group;
+  const rollups = isFamily(p.family) ? new Rollups(deps.ch, p.family) : undefined;
+  const sealed = rollups && new SealedRollups(rollups, new RollupMarks(deps.ch), p.family.tables.minutes, { latenessMs: deps.config.latenessMs, now: deps.now });
   const pipeline = new WindowedPipeline(p.spec, {
     decoder: new ValueDecoder(deps.registry.client, deps.now, deps.registry.schemaIds.get(p.topic)),
     repo: new MinuteRepository<Row>(deps.ch, p.family, deps.now),
-    rollups: isFamily(p.family) ? new Rollups(deps.ch, p.family) : undefined,
+    rollups,
+    sealed,
     derived: p.derived,
     known: deps.known,
     groupId,

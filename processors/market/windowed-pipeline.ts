@@ -13,6 +13,7 @@ import { parseTimestamp } from '../../schemas/timestamps.ts';
 import { noFaults, type Faults } from '../../lib/faults.ts';
 import type { MinuteRepository } from '../../domain/market/repositories/minutes.ts';
 import type { RollupKey, Rollups } from '../../domain/market/repositories/rollups.ts';
+import type { SealedRollups } from './sealed-rollups.ts';
 
 /** What is computed from a family's minutes once they are written: recomputing it is idempotent. */
 export interface Derived {
@@ -51,6 +52,8 @@ export class WindowedPipeline<Msg extends MarketMessage, In, Row extends object>
       repo: MinuteRepository<Row>;
       /** The family's hours and days; none for a family kept only to derive others from. */
       rollups: Rollups | undefined;
+      /** When the hours are rolled up once sealed rather than as minutes are written. */
+      sealed?: SealedRollups;
       /** Computed from the written minutes after the rollups, in order. */
       derived?: readonly Derived[];
       known: KnownPairs;
@@ -114,9 +117,16 @@ export class WindowedPipeline<Msg extends MarketMessage, In, Row extends object>
     }
     await this.deps.repo.saveProgress(this.deps.groupId, this.deps.topic, processed);
     this.windows.persisted(closed, processed);
+    // After the minutes are on record: a failed seal keeps its keys and is tried at the next flush.
+    await this.deps.sealed?.seal();
   }
 
-  /** Minutes, then the hours and days that contain them, then what derives from them. Every step can be repeated. */
+  /** Whether a flush has work even with nothing new read: an hour to seal. */
+  due(): boolean {
+    return this.deps.sealed?.due() ?? false;
+  }
+
+  /** Minutes, then the hours and days that contain them (or, with `sealed`, those of sealed hours), then what derives from them. Every step can be repeated. */
   private async write(minutes: ClosedMinute<Row>[]): Promise<void> {
     if (minutes.length === 0) return;
     const faults = this.deps.faults ?? noFaults;
@@ -124,7 +134,8 @@ export class WindowedPipeline<Msg extends MarketMessage, In, Row extends object>
     faults.hit('before-write');
     await this.deps.repo.insert(minutes);
     faults.hit('after-write');
-    await this.deps.rollups?.recompute(minutes);
+    if (this.deps.sealed) await this.deps.sealed.written(minutes);
+    else await this.deps.rollups?.recompute(minutes);
     for (const d of this.deps.derived ?? []) await d.recompute(minutes, 'minute');
   }
 
@@ -145,6 +156,7 @@ export class WindowedPipeline<Msg extends MarketMessage, In, Row extends object>
     }
     const [closed, progress] = await Promise.all([repo.lastMinutes(), repo.progress(groupId, topic)]);
     this.windows.load(closed, progress);
+    await this.deps.sealed?.load();
   }
 
   forget(partition: number): void {

@@ -28,6 +28,8 @@ export interface Pipeline {
   tick?(read: ReadonlyMap<number, number>): void;
   /** Rows waiting to be written; the shell flushes early when this grows. */
   backlog?(): number;
+  /** Whether a flush has work though nothing new was read (hours to roll up). */
+  due?(): boolean;
 }
 
 export interface BatchConsumerOptions {
@@ -139,7 +141,7 @@ export class BatchConsumer {
     this.lastTick = performance.now();
     this.timer = setInterval(() => {
       this.pipeline.tick?.(this.readSinceLastTick(every));
-      if (this.dirty || (this.pipeline.backlog?.() ?? 0) > 0) this.flush().catch((e: unknown) => this.log.error('flush failed', { err: e as Error }));
+      if (this.dirty || (this.pipeline.backlog?.() ?? 0) > 0 || this.pipeline.due?.()) this.flush().catch((e: unknown) => this.log.error('flush failed', { err: e as Error }));
     }, every);
   }
 

@@ -12,20 +12,47 @@ describe('windows, sessions and bucket plans', () => {
   it('tiles a window with the coarsest rows: minutes, hours, days, hours, minutes', () => {
     const from = Date.UTC(2026, 0, 4, 22, 30);
     const to = Date.UTC(2026, 0, 7, 1, 30);
-    expect(tile(from, to).map((p) => [p.table, iso(p.from), iso(p.to)])).to.deep.equal([
+    expect(tile(from, to, Infinity).map((p) => [p.table, iso(p.from), iso(p.to)])).to.deep.equal([
       ['minutes', '2026-01-04T22:30:00.000Z', '2026-01-04T23:00:00.000Z'],
       ['hours', '2026-01-04T23:00:00.000Z', '2026-01-05T00:00:00.000Z'],
       ['days', '2026-01-05T00:00:00.000Z', '2026-01-07T00:00:00.000Z'],
       ['hours', '2026-01-07T00:00:00.000Z', '2026-01-07T01:00:00.000Z'],
       ['minutes', '2026-01-07T01:00:00.000Z', '2026-01-07T01:30:00.000Z'],
     ]);
-    expect(tile(from, from + 20 * 60_000).map((p) => p.table)).to.deep.equal(['minutes']);
+    expect(tile(from, from + 20 * 60_000, Infinity).map((p) => p.table)).to.deep.equal(['minutes']);
+  });
+
+  it('reads hour and day rows only before the hour they are rolled up to, minutes after it', () => {
+    const from = Date.UTC(2026, 0, 4, 22, 30);
+    const to = Date.UTC(2026, 0, 7, 1, 30);
+    const plan = (rolledUpTo: number) => tile(from, to, rolledUpTo).map((p) => [p.table, iso(p.from), iso(p.to)]);
+    // The last whole day's hours not all rolled up: its hours so far, no day row.
+    expect(plan(Date.UTC(2026, 0, 6, 5))).to.deep.equal([
+      ['minutes', '2026-01-04T22:30:00.000Z', '2026-01-04T23:00:00.000Z'],
+      ['hours', '2026-01-04T23:00:00.000Z', '2026-01-05T00:00:00.000Z'],
+      ['days', '2026-01-05T00:00:00.000Z', '2026-01-06T00:00:00.000Z'],
+      ['hours', '2026-01-06T00:00:00.000Z', '2026-01-06T05:00:00.000Z'],
+      ['minutes', '2026-01-06T05:00:00.000Z', '2026-01-07T01:30:00.000Z'],
+    ]);
+    expect(plan(Date.UTC(2026, 0, 7, 0))).to.deep.equal([
+      ['minutes', '2026-01-04T22:30:00.000Z', '2026-01-04T23:00:00.000Z'],
+      ['hours', '2026-01-04T23:00:00.000Z', '2026-01-05T00:00:00.000Z'],
+      ['days', '2026-01-05T00:00:00.000Z', '2026-01-07T00:00:00.000Z'],
+      ['minutes', '2026-01-07T00:00:00.000Z', '2026-01-07T01:30:00.000Z'],
+    ]);
+    // Nothing rolled up within the window: minutes throughout.
+    expect(plan(Date.UTC(2026, 0, 4, 23))).to.deep.equal([['minutes', '2026-01-04T22:30:00.000Z', '2026-01-07T01:30:00.000Z']]);
+    // A window ending in the future reads no rows of the open hour or day.
+    const now = Date.UTC(2026, 0, 6, 12, 10);
+    const ahead = planBuckets('1d', [[Date.UTC(2026, 0, 5), Date.UTC(2026, 0, 8)]], 'UTC', Date.UTC(2026, 0, 6, 12)).pieces;
+    expect(ahead.filter((p) => p.table !== 'minutes').every((p) => p.to <= now - 10 * 60_000)).to.equal(true);
+    expect(ahead.map((p) => p.table)).to.deep.equal(['days', 'hours', 'minutes']);
   });
 
   it('never reads rows coarser than the buckets in the zone', () => {
     const from = Date.UTC(2026, 0, 1);
     const to = Date.UTC(2026, 0, 31);
-    const tables = (interval: Parameters<typeof planBuckets>[0], zone: string) => [...new Set(planBuckets(interval, [[from, to]], zone).pieces.map((p) => p.table))].sort();
+    const tables = (interval: Parameters<typeof planBuckets>[0], zone: string) => [...new Set(planBuckets(interval, [[from, to]], zone, Infinity).pieces.map((p) => p.table))].sort();
     expect(tables('1d', 'UTC')).to.deep.equal(['days']);
     expect(tables('1d', 'America/New_York')).to.deep.equal(['hours']); // whole-hour offset
     expect(tables('1d', 'Asia/Kolkata')).to.deep.equal(['minutes']); // +05:30
@@ -91,7 +118,7 @@ describe('windows, sessions and bucket plans', () => {
 
   it('defaults to the last 24 hours with interval a, and guards spans per interval', () => {
     const now = Date.UTC(2026, 5, 1, 12, 34, 56);
-    const windowOf = (raw: Record<string, unknown>) => parseRequest(raw, validators.any, now).window;
+    const windowOf = (raw: Record<string, unknown>) => parseRequest(raw, validators.any, now, Infinity).window;
     const w = windowOf({});
     expect(w.interval).to.equal('a');
     expect(w.ranges).to.deep.equal([[now - D, now]]);

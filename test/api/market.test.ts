@@ -492,7 +492,7 @@ describe('market endpoints (/v2/metrics/*, /v2/leaderboard/)', function () {
       const { service } = testStack();
       const market = new PartialsRepository(service.deps.ch);
       const end = Date.UTC(2026, 0, 7, 1, 43);
-      const q = { pairs: [{ exchange: w.ex, pair: spot }, { exchange: w.ex, pair: perp }], interval: 'a' as const, zone: 'UTC', pieces: planBuckets('a', [[Date.UTC(2026, 0, 4, 22, 17, 30), end]], 'UTC').pieces };
+      const q = { pairs: [{ exchange: w.ex, pair: spot }, { exchange: w.ex, pair: perp }], interval: 'a' as const, zone: 'UTC', pieces: planBuckets('a', [[Date.UTC(2026, 0, 4, 22, 17, 30), end]], 'UTC', Infinity).pieces };
       const cache = new PartialsCache(1 << 24);
       // Now is 30 s after the window's end: the minutes of 01:00-01:43 are open, the rest
       // sealed. No hour blocks (more pairs than they serve): minutes are pieces too.
@@ -513,7 +513,7 @@ describe('market endpoints (/v2/metrics/*, /v2/leaderboard/)', function () {
       same(warm, direct, 'warm');
       // Another start, the same end: the kept pieces it shares are used, its new first
       // piece (asked for the first time) is summed with the open one.
-      const q2 = { ...q, pieces: planBuckets('a', [[Date.UTC(2026, 0, 4, 22, 47), end]], 'UTC').pieces };
+      const q2 = { ...q, pieces: planBuckets('a', [[Date.UTC(2026, 0, 4, 22, 47), end]], 'UTC', Infinity).pieces };
       const hits = cache.hits;
       const [book2, trade2, derivative2] = await Promise.all([market.read('book', q2), market.read('trade', q2), market.read('derivative', q2)]);
       same(await partials.window(q2), { book: book2, trade: trade2, derivative: derivative2 }, 'another start');
@@ -526,7 +526,7 @@ describe('market endpoints (/v2/metrics/*, /v2/leaderboard/)', function () {
       const market = new PartialsRepository(service.deps.ch);
       const end = Date.UTC(2026, 0, 7, 1, 43);
       const pairs = [{ exchange: w.ex, pair: spot }, { exchange: w.ex, pair: perp }];
-      const windowOf = (from: number, to: number) => ({ pairs, interval: 'a' as const, zone: 'UTC', pieces: planBuckets('a', [[from, to]], 'UTC').pieces });
+      const windowOf = (from: number, to: number) => ({ pairs, interval: 'a' as const, zone: 'UTC', pieces: planBuckets('a', [[from, to]], 'UTC', Infinity).pieces });
       const direct = async (q: ReturnType<typeof windowOf>) => {
         const [book, trade, derivative] = await Promise.all([market.read('book', q), market.read('trade', q), market.read('derivative', q)]);
         return { book, trade, derivative };

@@ -32,7 +32,7 @@ describe('time columns written by SQL and by luxon', () => {
 
   for (const { zone, zoned, instants } of cases) {
     it(`agree for ${zone}${zoned ? '' : ' (not zoned)'}`, async () => {
-      const w: MarketWindow = { interval: '15m', ranges: [], zone, zoned, plan: { pieces: [] } };
+      const w: MarketWindow = { interval: '15m', ranges: [], zone, zoned, rolledUpTo: Infinity, plan: { pieces: [] } };
       const fromSql = await sqlTimestamps(w, instants);
       const fromLuxon = [...instants].sort((a, b) => a - b).map((b) => timestampOf(w, b));
       expect(fromSql).to.deep.equal(fromLuxon);
@@ -41,14 +41,14 @@ describe('time columns written by SQL and by luxon', () => {
 
   it('agree for interval c, with each bucket interval', async () => {
     const ranges: [number, number][] = [[Date.UTC(2026, 2, 7, 22, 50), Date.UTC(2026, 2, 9, 1, 10)]];
-    const w: MarketWindow = { interval: 'c', ranges, zone: 'America/New_York', zoned: true, plan: planBuckets('c', ranges, 'America/New_York') };
+    const w: MarketWindow = { interval: 'c', ranges, zone: 'America/New_York', zoned: true, rolledUpTo: Infinity, plan: planBuckets('c', ranges, 'America/New_York', Infinity) };
     const indices = w.plan.buckets!.map((_, i) => i);
     expect(indices.length).to.be.greaterThan(10);
     expect(await sqlTimestamps(w, indices)).to.deep.equal(indices.map((i) => timestampOf(w, i)));
   });
 
   it('write no time column for interval a', () => {
-    const w: MarketWindow = { interval: 'a', ranges: [], zone: 'UTC', zoned: false, plan: { pieces: [] } };
+    const w: MarketWindow = { interval: 'a', ranges: [], zone: 'UTC', zoned: false, rolledUpTo: Infinity, plan: { pieces: [] } };
     expect(timestampSql(w)).to.deep.equal({ text: '', params: {} });
     expect(timestampOf(w, 0)).to.deep.equal({});
   });

@@ -24,7 +24,7 @@ describe('uptime rows', () => {
     const rows = await new UptimeRepository(ch).rows({
       kind: 'spread',
       pairs: Object.keys(mids).map((pair) => ({ exchange, pair, asset: pair.split('/')[0]! })),
-      window: marketWindow('15m', { kind: 'range', from: start, to: start + 15 * 60_000 }, undefined, start + 86_400_000),
+      window: marketWindow('15m', { kind: 'range', from: start, to: start + 15 * 60_000 }, undefined, start + 86_400_000, Infinity),
       levels: [1],
     });
     // The exact sum of the three floats rounds to 0.6; summed as floats, pair A's was

@@ -1,8 +1,11 @@
 // Rollups missing after a crash are found again at start: by the last recorded progress,
 // or, with none on record, by comparing each hour's rollup rows with its newest minute.
+// Hours are rolled up once sealed, and the mark readers plan with moves past them.
 import { expect } from 'chai';
 import { trade } from '../../domain/market/families/trade.ts';
 import { Rollups } from '../../domain/market/repositories/rollups.ts';
+import { RolledUp, RollupMarks } from '../../domain/market/repositories/rollup-marks.ts';
+import { SealedRollups } from '../../processors/market/sealed-rollups.ts';
 import { testStack } from '../support/stack.ts';
 
 describe('rollups: finding what a crash left unrolled', () => {
@@ -78,5 +81,101 @@ describe('rollups: finding what a crash left unrolled', () => {
       ['A/USD', 1],
       ['B/USD', 1],
     ]);
+  });
+});
+
+describe('rollups of sealed hours only', () => {
+  const exchange = `seal${Date.now().toString(36)}`;
+  const pair = 'SLD/USD';
+  const source = `test_${exchange}`;
+  const H0 = Date.UTC(2026, 0, 6, 9);
+  const H1 = H0 + 3_600_000;
+  const H2 = H1 + 3_600_000;
+  const LATENESS = 5_000;
+  const minute = (t: number) => ({ exchange, pair, minute: Math.floor(t / 1000), trades: 1, amount: 1, notional: 100, volume_usd: 100, usd_trades: 1, closed_at: t });
+  const key = (t: number) => ({ exchange, pair, minute: t });
+  const hourTrades = async (ch: ReturnType<typeof testStack>['service']['deps']['ch']) =>
+    (
+      await ch.query<{ hour: string; trades: number }>(
+        `SELECT toString(bucket) AS hour, trades FROM trade_hours FINAL WHERE exchange = {exchange:String} ORDER BY bucket`,
+        { exchange },
+      )
+    ).map((r) => [r.hour, Number(r.trades)]);
+
+  it('rolls an hour up once the clock seals it, an earlier hour as its minutes come, and finds the waiting hours again after a restart', async () => {
+    const ch = testStack().service.deps.ch;
+    const marks = new RollupMarks(ch);
+    let clock = H1 + 10 * 60_000;
+    const start = () => new SealedRollups(new Rollups(ch, trade), marks, source, { latenessMs: LATENESS, now: () => clock });
+
+    let sealed = start();
+    await sealed.load();
+    expect(await marks.read(source)).to.equal(H1, 'a first start marks the hour the clock has sealed');
+    // Other tests' minutes from the mark on wait too: counted relative to them.
+    const others = sealed.waiting();
+
+    // Two minutes of the open hour wait; a late minute of a sealed hour is rolled up at once.
+    await ch.insert('trade_minutes', [minute(H1 + 60_000), minute(H1 + 120_000), minute(H0 + 60_000)]);
+    await sealed.written([key(H1 + 60_000), key(H1 + 120_000), key(H0 + 60_000)]);
+    expect(await hourTrades(ch)).to.deep.equal([['2026-01-06 09:00:00', 1]]);
+    expect(sealed.waiting()).to.equal(others + 1);
+
+    clock = H2 + LATENESS + 60_000 - 1;
+    expect(sealed.due()).to.equal(false, 'not before the lateness and a minute have passed');
+    clock += 1;
+    expect(sealed.due()).to.equal(true);
+    await sealed.seal();
+    expect(await hourTrades(ch)).to.deep.equal([
+      ['2026-01-06 09:00:00', 1],
+      ['2026-01-06 10:00:00', 2],
+    ]);
+    expect(await marks.read(source)).to.equal(H2);
+    expect(sealed.due()).to.equal(false);
+
+    // A minute of the next hour waits; the process stops before its hour is sealed.
+    await ch.insert('trade_minutes', [minute(H2 + 180_000)]);
+    await sealed.written([key(H2 + 180_000)]);
+    sealed = start();
+    await sealed.load();
+    expect(await marks.read(source)).to.equal(H2, 'a restart keeps the stored mark');
+    clock = H2 + 3_600_000 + LATENESS + 60_000;
+    await sealed.seal();
+    expect(await hourTrades(ch)).to.deep.equal([
+      ['2026-01-06 09:00:00', 1],
+      ['2026-01-06 10:00:00', 2],
+      ['2026-01-06 11:00:00', 1],
+    ]);
+    const [day] = await ch.query<{ trades: number }>('SELECT trades FROM trade_days FINAL WHERE exchange = {exchange:String}', { exchange });
+    expect(Number(day?.trades)).to.equal(4);
+    expect(await marks.read(source)).to.equal(H2 + 3_600_000);
+  });
+
+  it('gives readers the lowest mark of the sources, none as Infinity, and reads it again only when it may have moved', async () => {
+    const ch = testStack().service.deps.ch;
+    const marks = new RollupMarks(ch);
+    const [a, b] = [`${source}a`, `${source}b`];
+    expect(await marks.lowest([a, b])).to.equal(Infinity);
+    await marks.write(a, H2);
+    await marks.write(b, H1);
+    await marks.write(b, H0); // an older mark written later does not move it back
+    expect(await marks.lowest([a, b])).to.equal(H1);
+
+    let reads = 0;
+    const counting = { lowest: async () => (reads++, marks.lowest([a, b])) } as unknown as RollupMarks;
+    let clock = H2 + 30 * 60_000;
+    const rolledUp = new RolledUp(counting, () => clock);
+    expect(await rolledUp.through()).to.equal(H1);
+    clock += 1_000; // behind the clock's hour: read again after a second
+    expect(await rolledUp.through()).to.equal(H1);
+    expect(reads).to.equal(2);
+    await marks.write(b, H2);
+    clock += 1_000;
+    expect(await rolledUp.through()).to.equal(H2);
+    clock += 10 * 60_000; // at the clock's hour: kept until the next one
+    expect(await rolledUp.through()).to.equal(H2);
+    expect(reads).to.equal(3);
+    clock = H2 + 3_600_000;
+    expect(await rolledUp.through()).to.equal(H2);
+    expect(reads).to.equal(4);
   });
 });

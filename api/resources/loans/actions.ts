@@ -29,7 +29,7 @@ export function loanAction(s: LoanServices) {
       const now = s.deps.now();
       const startTwap =
         action === 'activate' && current.status === 'draft' && now >= current.start_date
-          ? await assetTwap(s.deps.ch, current.asset, (await s.deps.referenceLists.lists()).pairs, current.start_date - START_TWAP_DAYS * DAY, current.start_date)
+          ? await assetTwap(s.deps.ch, current.asset, (await s.deps.referenceLists.lists()).pairs, current.start_date - START_TWAP_DAYS * DAY, current.start_date, await s.deps.rolledUp.through())
           : null;
       const r = applyAction(current, action as LoanAction, body, { now, by: user.id, startTwap });
       if (r.error) throw 'message' in r.error ? messageError(r.error.message) : badRequest(r.error.fields);

@@ -58,7 +58,7 @@ export async function presentLoans(s: LoanServices, loans: readonly Loan[], orga
   const { pairs } = await s.deps.referenceLists.lists();
   const assets = [...new Set(loans.map((l) => l.asset))];
   const [prices, targets] = await Promise.all([
-    assetTwaps(s.deps.ch, assets, pairs, now - DAY, now),
+    s.deps.rolledUp.through().then((rolledUpTo) => assetTwaps(s.deps.ch, assets, pairs, now - DAY, now, rolledUpTo)),
     s.targets.all({ type: 'mm', organizations: [...new Set(loans.map((l) => l.market_maker))], assets }),
   ]);
   const counts = await evaluationCounts(

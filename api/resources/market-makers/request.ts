@@ -43,7 +43,7 @@ export async function parseMmRequest(
   // are not kept in, before the span guard judges the window by the interval answered.
   const asked = typeof raw.interval === 'string' ? raw.interval.trim() : raw.interval;
   const interval = asked === undefined || asked === null || asked === '' ? '1d' : typeof asked === 'string' && endpoint.intervals.includes(asked) && !KEPT.includes(asked as Interval) ? '1d' : asked;
-  const { params, window, problems } = parseRequest({ ...raw, interval }, endpoint.validate, deps.now());
+  const { params, window, problems } = parseRequest({ ...raw, interval }, endpoint.validate, deps.now(), await deps.rolledUp.through());
   const [scope, view, wallets, { pairs }] = await Promise.all([
     callerScope(deps, user),
     marketMakerView(deps, user),

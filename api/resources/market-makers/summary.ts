@@ -147,7 +147,7 @@ async function summaryJson(s: MmServices, req: MmRequest, shape: Shape): Promise
     const texts = new Map<string, Map<number, Buffer>>();
     if (bks.length === 0) return texts;
     const ranges = mergeRanges(bks.flatMap((bk) => bk.ranges));
-    const part: MmRequest = w.interval === 'a' ? req : { ...req, window: { ...w, ranges, plan: planBuckets(w.interval, ranges, w.zone) } };
+    const part: MmRequest = w.interval === 'a' ? req : { ...req, window: { ...w, ranges, plan: planBuckets(w.interval, ranges, w.zone, w.rolledUpTo) } };
     const { cells, market } = await readValues(s, part, WANT);
     const names = shape.valueColumns.map((name, i) => `${i === 0 ? '' : ','}${JSON.stringify(name)}:`);
     const byCell = new Map(makerPairs.map((mp) => [`${mp.maker}\u0000${mp.pair.exchange}\u0000${mp.pair.pair}`, mp]));

@@ -26,9 +26,9 @@ const instant = (s: string) => DateTime.fromISO(withOffsetSign(s), { zone: 'utc'
 /**
  * Validates the parameters and builds the window: time_start/time_end, or a lookback, or a
  * trading session on selected days; the last 24 hours when none is given. Throws the
- * window's problems; returns the others.
+ * window's problems; returns the others. `rolledUpTo` as in MarketWindow (RolledUp).
  */
-export function parseRequest(raw: RawParams, validate: ValidateFunction<MarketParams>, now: number): ParsedRequest {
+export function parseRequest(raw: RawParams, validate: ValidateFunction<MarketParams>, now: number, rolledUpTo: number): ParsedRequest {
   const problems = new Problems();
   const { params, problems: listProblems } = normalize(raw);
   problems.addAll(listProblems);
@@ -54,7 +54,7 @@ export function parseRequest(raw: RawParams, validate: ValidateFunction<MarketPa
   } else span = { kind: 'last-day' };
 
   const interval: Interval = p.interval ?? 'a';
-  const window = marketWindow(interval, span, p.market_hours_timezone, now);
+  const window = marketWindow(interval, span, p.market_hours_timezone, now, rolledUpTo);
   const length = spanOf(window);
   if (length > MAX_SPAN_MS[interval]) {
     throw badRequest({

@@ -25,16 +25,16 @@ export function requirementLevels(q: Pick<Rfq, 'requirements'>): number[] {
 
 export async function compareProposals(s: RfqServices, q: Rfq, proposals: readonly Proposal[], organizations: ReadonlyMap<string, Organization>, now: number) {
   if (proposals.length === 0) return [];
-  const lists = await s.deps.referenceLists.lists();
+  const [lists, rolledUpTo] = await Promise.all([s.deps.referenceLists.lists(), s.deps.rolledUp.through()]);
   const makers = [...new Set(proposals.map((p) => p.market_maker))];
-  const [price, wallets] = await Promise.all([assetTwap(s.deps.ch, q.asset, lists.pairs, now - DAY, now), s.deps.reference.wallets()]);
+  const [price, wallets] = await Promise.all([assetTwap(s.deps.ch, q.asset, lists.pairs, now - DAY, now, rolledUpTo), s.deps.reference.wallets()]);
   const levels = [...TRACK_RECORD_LEVELS, ...requirementLevels(q)];
   const records = new Map<string, TrackRecord>();
   await Promise.all(
     makers.map(async (m) => {
       const org = organizations.get(m) ?? { slug: m, name: m, kind: 'market_maker' as const };
       const scope = scopeOf(org, lists);
-      records.set(m, await trackRecord(s.deps.ch, { organization: m, pairs: scope.pairs, wallets: wallets.filter((w) => w.organization === m), now, levels }));
+      records.set(m, await trackRecord(s.deps.ch, { organization: m, pairs: scope.pairs, wallets: wallets.filter((w) => w.organization === m), now, levels, rolledUpTo }));
     }),
   );
   return proposals.map((p) => {

@@ -20,7 +20,7 @@ export function targetEvaluations(s: TargetServices) {
     const [access, all] = await Promise.all([targetAccess(s.deps, user), s.targets.all()]);
     const target = Number.isSafeInteger(id) ? all.find((t) => t.id === id) : undefined;
     if (!target || !access.canSee(target)) throw notFound();
-    const { window } = parseRequest({ ...ctx.query, interval: 'a' }, validators.any, s.deps.now());
+    const { window } = parseRequest({ ...ctx.query, interval: 'a' }, validators.any, s.deps.now(), await s.deps.rolledUp.through());
     const from = window.ranges[0]?.[0] ?? 0;
     const to = window.ranges.at(-1)?.[1] ?? 0;
     const rows = await evaluations.history(id, from, to);

@@ -84,12 +84,33 @@ export class Rollups {
       DAY,
     );
     // Last, so whoever reads the count after this sees the rows above (004_market_writes.sql).
-    // Not retried: a count written twice would only make readers compute those hours again,
-    // but a failed attempt here fails the flush, which writes the minutes again anyway.
+    await this.countWrites(keys);
+  }
+
+  /**
+   * Counts a write into the hours of these minutes (market_writes), which tells readers
+   * that keep rows of those hours to compute them again: after a recompute, and after
+   * minutes whose hours are rolled up later (processors/market/sealed-rollups.ts).
+   * Not retried: a count written twice would only make readers compute those hours again,
+   * but a failed attempt here fails the flush, which writes the minutes again anyway.
+   */
+  async countWrites(keys: RollupKey[]): Promise<void> {
+    if (keys.length === 0) return;
     await this.ch.command(
       `INSERT INTO market_writes (source, hour, writes) SELECT {source:String}, arrayJoin({written:Array(DateTime('UTC'))}), 1`,
-      { source: tables.minutes, written: [...new Set(hours.map((k) => k.start / 1000))] },
+      { source: this.family.tables.minutes, written: [...new Set(keys.map((k) => Math.floor(k.minute / HOUR) * (HOUR / 1000)))] },
     );
+  }
+
+  /** The hours (as keys) of the minutes stored from `from` on (epoch ms): what a restart has left to roll up. */
+  async hoursFrom(from: number): Promise<RollupKey[]> {
+    const rows = await this.ch.query<{ exchange: string; pair: string; hour: number }>(
+      `SELECT DISTINCT exchange, pair, toUnixTimestamp(toStartOfHour(minute)) AS hour
+       FROM {minutes:Identifier}
+       WHERE toStartOfHour(minute) >= toStartOfHour(toDateTime({from:UInt32}, 'UTC')) AND minute >= toDateTime({from:UInt32}, 'UTC')`,
+      { minutes: this.family.tables.minutes, from: Math.floor(from / 1000) },
+    );
+    return rows.map((r) => ({ exchange: r.exchange, pair: r.pair, minute: Number(r.hour) * 1000 }));
   }
 
   /** Runs a rollup statement once per slice of the keys, each with its keys and their time range (`lo`, `hi`) bound. */
