@@ -427,6 +427,10 @@ describe('market endpoints (/v2/metrics/*, /v2/leaderboard/)', function () {
       expect(status.bucket_hits).to.be.greaterThan(0);
       const windows = (await call('GET', '/v1/admin/status/', { token: staff })).body.window_cache;
       expect(windows).to.include({ enabled: true, bytes: testStack().service.deps.windowCache.bytes });
+      // The processors running here have marked the hour their clock sealed, or a later one.
+      const { rolled_up_to } = (await call('GET', '/v1/admin/status/', { token: staff })).body.rollups;
+      const sealedHour = Math.floor((Date.now() - testStack().config.latenessMs - 60_000) / 3_600_000) * 3_600_000;
+      expect(Date.parse(rolled_up_to)).to.be.within(sealedHour - 3_600_000, sealedHour);
     });
 
     it('a view of more rows than a third of the cache holds is answered whole and not kept', async () => {

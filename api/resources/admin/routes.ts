@@ -3,6 +3,7 @@
 // the file here, authenticated by the operator secret or a staff token.
 import type Router from '@koa/router';
 import { FixtureError } from '../../../domain/reference/fixtures.ts';
+import { RollupMarks } from '../../../domain/market/repositories/rollup-marks.ts';
 import type { ApiDeps } from '../../deps.ts';
 import { authenticate, principalOf, requireStaff } from '../../http/auth.ts';
 import { badRequest } from '../../http/errors.ts';
@@ -33,14 +34,16 @@ export function adminRoutes(router: Router, deps: ApiDeps): void {
     ctx.body = await deps.orderBookMinutes.minutes({ exchange: q.exchange, pair: q.pair, from, to, limit: 50_000 });
   });
 
-  // What the processors have done since start (rows written, dead-lettered, skipped), and
-  // what the market caches hold and saved (uptime buckets, window pieces: answered from
-  // them or computed).
-  router.get('/v1/admin/status/', authenticate(deps), requireStaff, (ctx) => {
+  // What the processors have done since start (rows written, dead-lettered, skipped), how
+  // far the hours are rolled up, and what the market caches hold and saved (uptime buckets,
+  // window pieces: answered from them or computed).
+  router.get('/v1/admin/status/', authenticate(deps), requireStaff, async (ctx) => {
     const u = deps.uptimeCache;
     const w = deps.windowCache;
+    const through = await new RollupMarks(deps.ch).lowest();
     ctx.body = {
       processors: deps.processorStats(),
+      rollups: { rolled_up_to: Number.isFinite(through) ? new Date(through).toISOString() : null },
       uptime_cache: { enabled: u.enabled, max_bytes: u.maxBytes, bytes: u.bytes, pairs: u.size, bucket_hits: u.hits, bucket_misses: u.misses },
       window_cache: { enabled: w.enabled, max_bytes: w.maxBytes, bytes: w.bytes, pieces: w.size, piece_hits: w.hits, piece_misses: w.misses },
     };
