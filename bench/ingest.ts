@@ -13,7 +13,8 @@
 //       its rate beside (b)'s is what the registry costs.
 // Then the freshness: the processor running live with a short lateness, a feed sending
 // every pair once a second with current times, and for each minute the time from the end
-// of its allowed lateness until it is queryable in ClickHouse (its minute and hour rows).
+// of its allowed lateness until it is queryable in ClickHouse (its minute row, and its hour
+// row where windows read one: before the processors' mark).
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { Partitioners, type Kafka } from 'kafkajs';
 import { openClickHouse } from '../lib/clickhouse.ts';
@@ -23,6 +24,7 @@ import { createKafka, ensureTopics, topicName } from '../lib/kafka.ts';
 import { deleteSubjects, openSchemaRegistry, registerTopicSchemas, type Registry } from '../lib/schema-registry.ts';
 import { bundledSchema, type SchemaTopic } from '../schemas/topic-schemas.ts';
 import { migrate } from '../lib/migrate.ts';
+import { RollupMarks } from '../domain/market/repositories/rollup-marks.ts';
 import { ReferenceRepository } from '../domain/reference/repository.ts';
 import { UserRepository } from '../domain/accounts/users.ts';
 import { INGEST_CLICKHOUSE } from '../ops/service.ts';
@@ -451,15 +453,17 @@ async function freshness(kafka: Kafka, c: Config, world: BenchWorld, r: BenchRun
   const lateness = c.latenessMs;
   say(NAME, `freshness: live processor (lateness ${lateness / 1000} s), ${world.pairs.length} pairs once a second; measuring ${FRESH_MINUTES} minutes from ${new Date(firstMinute).toISOString()}, ready by ~${new Date(firstMinute + FRESH_MINUTES * 60_000 + lateness + 2000).toISOString().slice(11, 19)}...`);
   const out: FreshMinute[] = [];
+  const marks = new RollupMarks(probe);
   for (let k = 0; k < FRESH_MINUTES; k++) {
     const minute = firstMinute + k * 60_000;
     const deadline = minute + 60_000 + lateness;
     await sleep(Math.max(0, deadline - Date.now() - 200));
     const expected = arrivals.get(minute)?.pairs.size ?? 0;
     let first = 0;
-    // Queryable in any window: the minute row, and the hour row counting it (windows read
-    // whole hours from book_hours): each pair's hour counts at least its minute rows of
-    // that hour up to this minute. FINAL merges whichever rollup design the schema has.
+    // Queryable in any window: the minute row, and, for an hour before the processors' mark
+    // (windows read whole hours from book_hours only there), the hour row counting it: each
+    // pair's hour counts at least its minute rows of that hour up to this minute. An hour
+    // from the mark on is read from its minutes (domain/market/window.ts).
     const hour = Math.floor(minute / 3_600_000) * 3_600_000;
     const visible = await until(
       async () => {
@@ -470,6 +474,7 @@ async function freshness(kafka: Kafka, c: Config, world: BenchWorld, r: BenchRun
         const n = Number(rows[0]?.n ?? 0);
         if (n > 0 && first === 0) first = Date.now();
         if (expected === 0 || n < expected) return false;
+        if (hour >= ((await marks.read('book_minutes')) ?? Infinity)) return true;
         const hours = await probe.query<{ n: number }>(
           `SELECT count() AS n
            FROM (SELECT exchange, pair, sum(minutes) AS k FROM book_hours FINAL
