@@ -14,8 +14,8 @@ const MIN = 60_000;
 const HOUR = 3_600_000;
 
 export class SealedRollups {
-  /** Every hour before this (epoch ms) is rolled up; 0 until load(). */
-  private mark = 0;
+  /** Every hour before this (epoch ms) is rolled up; undefined until load(), which nothing may move it before. */
+  private mark: number | undefined;
   /** Per hour start (epoch ms), the keys written into it since it was last rolled up. */
   private readonly pending = new Map<number, Map<string, RollupKey>>();
 
@@ -37,17 +37,19 @@ export class SealedRollups {
    */
   async load(): Promise<void> {
     const stored = await this.marks.read(this.source);
-    this.mark = stored ?? this.sealedHour();
+    const mark = stored ?? this.sealedHour();
     this.pending.clear();
-    this.add(await this.rollups.hoursFrom(this.mark));
-    if (stored === undefined) await this.marks.write(this.source, this.mark);
+    this.add(await this.rollups.hoursFrom(mark));
+    if (stored === undefined) await this.marks.write(this.source, mark);
+    this.mark = mark;
   }
 
   /** After minutes are written: those of hours before the mark are rolled up now, the others wait for their hour to be sealed. */
   async written(keys: RollupKey[]): Promise<void> {
     const now: RollupKey[] = [];
     const later: RollupKey[] = [];
-    for (const k of keys) (k.minute < this.mark ? now : later).push(k);
+    // Before load() (never, as the pipeline runs) everything is rolled up as it is written.
+    for (const k of keys) (this.mark === undefined || k.minute < this.mark ? now : later).push(k);
     await this.rollups.recompute(now);
     await this.rollups.countWrites(later);
     this.add(later);
@@ -55,13 +57,13 @@ export class SealedRollups {
 
   /** Whether the clock has sealed an hour after the mark: seal() has work. */
   due(): boolean {
-    return this.sealedHour() > this.mark;
+    return this.mark !== undefined && this.sealedHour() > this.mark;
   }
 
   /** Rolls up the hours the clock has sealed, then moves the mark past them. */
   async seal(): Promise<void> {
     const to = this.sealedHour();
-    if (to <= this.mark) return;
+    if (this.mark === undefined || to <= this.mark) return;
     const hours = [...this.pending.keys()].filter((h) => h < to);
     await this.rollups.recompute(hours.flatMap((h) => [...this.pending.get(h)!.values()]));
     await this.marks.write(this.source, to);

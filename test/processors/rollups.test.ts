@@ -6,6 +6,8 @@ import { trade } from '../../domain/market/families/trade.ts';
 import { Rollups } from '../../domain/market/repositories/rollups.ts';
 import { RolledUp, RollupMarks } from '../../domain/market/repositories/rollup-marks.ts';
 import { SealedRollups } from '../../processors/market/sealed-rollups.ts';
+import { PartialsRepository } from '../../domain/market/repositories/partials.ts';
+import { marketWindow } from '../../domain/market/window.ts';
 import { testStack } from '../support/stack.ts';
 
 describe('rollups: finding what a crash left unrolled', () => {
@@ -177,5 +179,28 @@ describe('rollups of sealed hours only', () => {
     clock = H2 + 3_600_000;
     expect(await rolledUp.through()).to.equal(H2);
     expect(reads).to.equal(4);
+  });
+});
+
+describe('windows over hours not yet rolled up', () => {
+  it('answer from the minutes after the mark, where the hour rows do not hold them yet', async () => {
+    const ch = testStack().service.deps.ch;
+    const exchange = `mark${Date.now().toString(36)}`;
+    const pair = 'MRK/USD';
+    const H = Date.UTC(2026, 0, 7, 14);
+    // An hour rolled up, and the next one's minutes waiting for their hour to be sealed.
+    await ch.insert('trade_minutes', [
+      { exchange, pair, minute: (H - 3_600_000) / 1000, trades: 2, amount: 1, notional: 100, volume_usd: 100, usd_trades: 2, closed_at: H },
+      ...[0, 1, 2].map((m) => ({ exchange, pair, minute: (H + m * 60_000) / 1000, trades: 1, amount: 1, notional: 100, volume_usd: 100, usd_trades: 1, closed_at: H })),
+    ]);
+    await new Rollups(ch, trade).recompute([{ exchange, pair, minute: H - 3_600_000 }]);
+    const trades = async (rolledUpTo: number) => {
+      const w = marketWindow('a', { kind: 'range', from: H - 3_600_000, to: H + 3_600_000 }, undefined, H + 3 * 60_000, rolledUpTo);
+      const rows = await new PartialsRepository(ch).read('trade', { pairs: [{ exchange, pair }], interval: 'a', zone: 'UTC', pieces: w.plan.pieces });
+      return rows.reduce((n, r) => n + Number(r.trades), 0);
+    };
+    expect(await trades(H)).to.equal(5);
+    // Planned as if every hour were rolled up, the open hour's row is read, and it has none of them.
+    expect(await trades(Infinity)).to.equal(2);
   });
 });
