@@ -1,5 +1,6 @@
 -- How many times each hour of each minute table was written: a row (source, hour, 1) per
--- hour after every rollup recompute of it (domain/market/repositories/rollups.ts), summed by merges.
+-- hour after every rollup recompute of it, and after every minute write into an hour not yet
+-- rolled up (domain/market/repositories/rollups.ts), summed by merges.
 -- The API caches the rows of sealed buckets (api/market-caches/uptime-rows.ts) and keeps a bucket's rows
 -- only while the sum over its hours is the one it read before computing them: any later
 -- write into those hours, a late minute or a historical replay, makes the sum grow. A sum
