@@ -22,6 +22,7 @@ import { EvaluationRepository } from '../domain/targets/evaluations.ts';
 import { KafkaEventPublisher, TargetEvaluator, windowOf } from '../processors/targets/evaluator.ts';
 import { benchWorld, check, deleteTopicsAndGroups, flags, fmtInt, fmtMs, percentile, positiveInt, printTable, say, startRun, type BenchRun, type Figure } from './common.ts';
 import { writeMinutes } from './market-history.ts';
+import { RolledUp, RollupMarks } from '../domain/market/repositories/rollup-marks.ts';
 
 const NAME = 'bench:targets';
 const opt = flags(
@@ -109,6 +110,7 @@ async function main(r: BenchRun): Promise<Figure[]> {
       log,
       now: Date.now,
       latenessMs: config.latenessMs,
+      rolledUp: new RolledUp(new RollupMarks(ch), Date.now),
     });
     const times: number[] = [];
     const changes: number[] = [];

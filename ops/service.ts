@@ -231,10 +231,10 @@ export async function startService(config: Config, log: Logger, opts: ServiceOpt
     eventsProducer = kafka.producer({ allowAutoTopicCreation: false, createPartitioner: Partitioners.DefaultPartitioner });
     await eventsProducer.connect();
     const events = new KafkaEventPublisher(eventsProducer, topicName(config, 'targets.events'), frameHeader(schemaIds.get('targets.events')!));
-    evaluator = new TargetEvaluator({ ch, targets: new TargetRepository(ch), reference: new ReferenceRepository(ch), events, log: log.child('targets'), now, latenessMs: config.latenessMs });
+    evaluator = new TargetEvaluator({ ch, targets: new TargetRepository(ch), reference: new ReferenceRepository(ch), events, log: log.child('targets'), now, latenessMs: config.latenessMs, rolledUp: deps.rolledUp });
     evaluator.start();
     // Loans' own moves, and every change of a loan, RFQ or proposal published (docs/loans.md).
-    keeper = new LoanKeeper({ ch, locks: deps.locks, pairs: async () => (await deps.referenceLists.lists()).pairs, log: log.child('loans'), now });
+    keeper = new LoanKeeper({ ch, locks: deps.locks, pairs: async () => (await deps.referenceLists.lists()).pairs, log: log.child('loans'), now, rolledUp: deps.rolledUp });
     keeper.start();
     // RFQs closed at their deadline and proposals expired on time, also when nobody asks (docs/rfq.md).
     rfqKeeper = new RfqDeadlineKeeper({ ch, locks: deps.locks, log: log.child('rfq'), now });

@@ -1,26 +1,14 @@
-// What the caches of sealed market data (uptime.ts, window-partials.ts) share: when data
-// is sealed, how its hours' write counts are read and summed, and a map bounded by bytes.
+// What the caches of sealed market data (uptime.ts, window-partials.ts) share: how its
+// hours' write counts are read and summed, and a map bounded by bytes (when data is
+// sealed: sealedBefore in domain/market/window.ts).
 import type { FamilyName } from '../../domain/market/families/index.ts';
 import type { WriteCounts } from '../../domain/market/repositories/write-counts.ts';
 
-const MIN = 60_000;
 const HOUR = 3_600_000;
 const DAY = 86_400_000;
 
 /** How the caches key a pair's rows: exchange and pair, joined by a character neither holds. */
 export const pairKey = (p: { exchange: string; pair: string }): string => `${p.exchange}\u0000${p.pair}`;
-
-export interface SealingOptions {
-  /** How long after its end a minute may still be written: the processors' lateness. */
-  latenessMs: number;
-  /** The service's clock. */
-  now: () => number;
-}
-
-/** Data ending before this is sealed: its lateness, and a minute for its write, have passed. */
-export function sealedBefore(opts: SealingOptions): number {
-  return opts.now() - opts.latenessMs - MIN;
-}
 
 /**
  * The writes into the hours [from, to) touches (market_writes, per hour start): it grows

@@ -22,7 +22,8 @@ import { Readable } from 'node:stream';
 import { levelName, type FixedInterval } from '../../domain/market/facts.ts';
 import { rowRanks, type UptimeQuery, type UptimeRepository } from '../../domain/market/repositories/uptime.ts';
 import type { WriteCounts } from '../../domain/market/repositories/write-counts.ts';
-import { sealedBefore, writesIn, type SealingOptions } from './sealing.ts';
+import { writesIn } from './sealing.ts';
+import { sealedBefore, type SealingOptions } from '../../domain/market/window.ts';
 import { SEP, locate, withBuckets, type Segment, type UptimeCache } from './uptime-cache.ts';
 import { bucketsOf, mergeRanges, planBuckets, spanOf, type WindowBucket } from '../../domain/market/window.ts';
 

@@ -14,7 +14,8 @@ import type { MarketQuery } from '../../domain/market/repositories/stored-rows.t
 import type { WriteCounts } from '../../domain/market/repositories/write-counts.ts';
 import type { Piece } from '../../domain/market/window.ts';
 import { blockOf, minuteIndex, segmentsOf, type Block } from './minute-blocks.ts';
-import { ByteLru, SharedWriteCounts, pairKey, sealedBefore, writesIn, type SealingOptions } from './sealing.ts';
+import { ByteLru, SharedWriteCounts, pairKey, writesIn } from './sealing.ts';
+import { sealedBefore, type SealingOptions } from '../../domain/market/window.ts';
 
 const HOUR = 3_600_000;
 

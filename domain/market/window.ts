@@ -36,6 +36,21 @@ const DAY = 86_400_000;
 const floorTo = (t: number, unit: number) => Math.floor(t / unit) * unit;
 const ceilTo = (t: number, unit: number) => Math.ceil(t / unit) * unit;
 
+export interface SealingOptions {
+  /** How long after its end a minute may still be written: the processors' lateness. */
+  latenessMs: number;
+  /** The service's clock. */
+  now: () => number;
+}
+
+/**
+ * Data ending before this is sealed: its lateness, and a minute for its write, have passed.
+ * The API keeps answers of sealed data (api/market-caches/); the processors roll up sealed hours.
+ */
+export function sealedBefore(opts: SealingOptions): number {
+  return opts.now() - opts.latenessMs - MIN;
+}
+
 /** A session's days: `this` or `last` week (weeks start on Sunday), day 0 (Sunday) to 6. */
 export interface SessionDay {
   week: 'this' | 'last';

@@ -15,7 +15,7 @@ import { TargetRepository } from '../../domain/targets/repository.ts';
 import type { Pair } from '../../domain/reference/repository.ts';
 import type { ClickHouse } from '../../lib/clickhouse.ts';
 import type { Logger } from '../../lib/log.ts';
-import { RolledUp, RollupMarks } from '../../domain/market/repositories/rollup-marks.ts';
+import type { RolledUp } from '../../domain/market/repositories/rollup-marks.ts';
 
 const DAY = 86_400_000;
 
@@ -25,6 +25,8 @@ export interface KeeperDeps {
   pairs: () => Promise<readonly Pair[]>;
   log: Logger;
   now: () => number;
+  /** Before when the hour rows are complete: the process's one reader of the marks. */
+  rolledUp: RolledUp;
 }
 
 /** A tranche's strike window: the 7 days after its disbursement. */
@@ -33,14 +35,12 @@ const strikeWindow = (disbursedAt: number): [number, number] => [disbursedAt, di
 export class LoanKeeper {
   private readonly store: AgreementStore;
   private readonly targets: TargetRepository;
-  private readonly rolledUp: RolledUp;
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<unknown> = Promise.resolve();
 
   constructor(private readonly deps: KeeperDeps) {
     this.store = new AgreementStore(deps.ch);
     this.targets = new TargetRepository(deps.ch);
-    this.rolledUp = new RolledUp(new RollupMarks(deps.ch), deps.now);
   }
 
   /** Applies every due move; the loans changed. */
@@ -74,7 +74,7 @@ export class LoanKeeper {
         tranches.push(t);
         continue;
       }
-      const twap = await assetTwap(this.deps.ch, loan.asset, pairs, from, to, await this.rolledUp.through());
+      const twap = await assetTwap(this.deps.ch, loan.asset, pairs, from, to, await this.deps.rolledUp.through());
       if (twap === null) {
         tranches.push(t);
         continue;

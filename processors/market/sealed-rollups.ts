@@ -9,8 +9,8 @@
 // a restart they are found again among the minutes stored from the mark on.
 import type { RollupKey, Rollups } from '../../domain/market/repositories/rollups.ts';
 import type { RollupMarks } from '../../domain/market/repositories/rollup-marks.ts';
+import { sealedBefore, type SealingOptions } from '../../domain/market/window.ts';
 
-const MIN = 60_000;
 const HOUR = 3_600_000;
 
 export class SealedRollups {
@@ -23,12 +23,12 @@ export class SealedRollups {
     private readonly rollups: Rollups,
     private readonly marks: RollupMarks,
     private readonly source: string,
-    private readonly opts: { latenessMs: number; now: () => number },
+    private readonly opts: SealingOptions,
   ) {}
 
-  /** The hour the clock has sealed: its lateness, and a minute for its last write, have passed (as api/market-caches/sealing.ts). */
+  /** The hour before which the clock has sealed every hour. */
   private sealedHour(): number {
-    return Math.floor((this.opts.now() - this.opts.latenessMs - MIN) / HOUR) * HOUR;
+    return Math.floor(sealedBefore(this.opts) / HOUR) * HOUR;
   }
 
   /**

@@ -25,7 +25,7 @@ import type { Logger } from '../../lib/log.ts';
 import type { TargetEventMessage } from '../../schemas/index.ts';
 import { AgreementStore } from '../../domain/agreements/store.ts';
 import { loanOf, type LoanRecord } from '../../domain/loans/loan.ts';
-import { RolledUp, RollupMarks } from '../../domain/market/repositories/rollup-marks.ts';
+import type { RolledUp } from '../../domain/market/repositories/rollup-marks.ts';
 
 const MINUTE = 60_000;
 const HOUR = 3_600_000;
@@ -64,6 +64,8 @@ export interface EvaluatorDeps {
   log: Logger;
   now: () => number;
   latenessMs: number;
+  /** Before when the hour rows are complete: the process's one reader of the marks. */
+  rolledUp: RolledUp;
 }
 
 export interface MinuteResult {
@@ -76,7 +78,6 @@ const key = (exchange: string, pair: string) => `${exchange}\u0000${pair}`;
 
 export class TargetEvaluator {
   private readonly evaluations: EvaluationRepository;
-  private readonly rolledUp: RolledUp;
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> = Promise.resolve();
 
@@ -84,7 +85,6 @@ export class TargetEvaluator {
 
   constructor(private readonly deps: EvaluatorDeps) {
     this.evaluations = new EvaluationRepository(deps.ch);
-    this.rolledUp = new RolledUp(new RollupMarks(deps.ch), deps.now);
     this.agreements = new AgreementStore(deps.ch);
   }
 
@@ -213,7 +213,7 @@ export class TargetEvaluator {
     const of = pairs.filter((p) => wanted.has(p.asset) && STABLE_QUOTES.has(p.pair.split('/')[1] ?? ''));
     const assetOf = new Map(of.map((p) => [key(p.exchange, p.pair), p.asset]));
     const to = Math.floor(minute / HOUR) * HOUR;
-    const rows = await this.evaluations.mids(of as PairKey[], to - 24 * HOUR, to, await this.rolledUp.through());
+    const rows = await this.evaluations.mids(of as PairKey[], to - 24 * HOUR, to, await this.deps.rolledUp.through());
     const sums = new Map<string, { s: number; n: number }>();
     for (const r of rows) {
       const a = assetOf.get(key(r.exchange, r.pair))!;

@@ -18,6 +18,7 @@ import { loanOf, loanRecord, type LoanRecord } from '../../domain/loans/loan.ts'
 import { frameHeader } from '../../lib/schema-registry.ts';
 import { call, login, seed, waitFor, world } from '../support/helpers.ts';
 import { testStack } from '../support/stack.ts';
+import { RolledUp, RollupMarks } from '../../domain/market/repositories/rollup-marks.ts';
 
 const MINUTE = 60_000;
 const HOUR = 3_600_000;
@@ -94,7 +95,7 @@ describe('loans', function () {
   const list = (who: string, q: Record<string, string> = {}) => call<Shown[]>('GET', `/v2/organizations/loans/?${new URLSearchParams(q)}`, { token: tokens[who] });
   const keeper = (clock: number) => {
     const { service, log } = testStack();
-    return new LoanKeeper({ ch: service.deps.ch, locks: service.deps.locks, pairs: async () => (await service.deps.referenceLists.lists()).pairs, log, now: () => clock });
+    return new LoanKeeper({ ch: service.deps.ch, locks: service.deps.locks, pairs: async () => (await service.deps.referenceLists.lists()).pairs, log, now: () => clock, rolledUp: new RolledUp(new RollupMarks(service.deps.ch), () => clock) });
   };
   let loan: number;
 

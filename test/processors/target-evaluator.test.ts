@@ -14,6 +14,7 @@ import { topicName } from '../../lib/kafka.ts';
 import type { TargetEventMessage } from '../../schemas/index.ts';
 import { call, login, seed, waitFor, world } from '../support/helpers.ts';
 import { testStack } from '../support/stack.ts';
+import { RolledUp, RollupMarks } from '../../domain/market/repositories/rollup-marks.ts';
 
 const MINUTE = 60_000;
 
@@ -87,6 +88,7 @@ describe('target evaluator', function () {
         log: testStack().log,
         now: () => clock,
         latenessMs: 0,
+        rolledUp: new RolledUp(new RollupMarks(ch), () => clock),
       }),
     };
   };
