@@ -77,6 +77,7 @@ const opt = flags(
     'ingesting-seconds': { default: '65', help: 'least seconds per timed series while ingesting (more requests than --requests), so each series sees a minute close with its rollups' },
     'keep-data': { default: '', help: 'keep the data folder here, and reuse the history already loaded in it (same --pairs and --days)' },
     'load-only': { default: 'no', help: '"yes": stop after loading (with --keep-data, to measure later)' },
+    phases: { default: 'idle,ingesting', help: 'the phases to time, of "idle" and "ingesting" (e.g. "idle", to look at an idle service alone)' },
     only: { default: '', help: 'time only the queries whose name contains this, or one of these separated by | (e.g. "uptime"), to iterate faster' },
     'dump-sql': { default: '', help: 'write the SQL each endpoint ran, with its bound values, to this JSON file (to EXPLAIN or time it by hand)' },
     explain: { default: 'no', help: '"yes": print the parts, rows and marks each recorded statement reads (EXPLAIN ESTIMATE), per series and phase' },
@@ -147,6 +148,8 @@ const QUERIES: QuerySpec[] = [
   { name: `${USER}: spread uptime, first asked (caches emptied)`, as: 'user', ...UPTIME, cold: 'first' },
 ];
 
+const PHASES = opt.phases.split(',').map((p) => p.trim());
+if (PHASES.length === 0 || PHASES.some((p) => p !== 'idle' && p !== 'ingesting')) throw new Error(`--phases ${opt.phases}: give "idle", "ingesting" or both, separated by a comma`);
 const SELECTED = QUERIES.filter((q) => opt.only.split('|').some((part) => q.name.includes(part)));
 if (SELECTED.length === 0) throw new Error(`--only ${opt.only}: no query's name contains it (${QUERIES.map((q) => q.name).join('; ')})`);
 
@@ -273,9 +276,23 @@ async function main(r: BenchRun): Promise<Figure[]> {
     }
   };
 
-  say(NAME, `--- phase 1: service idle; ${REQUESTS} requests per query ---`);
-  await measure('idle');
+  if (PHASES.includes('idle')) {
+    say(NAME, `--- phase 1: service idle; ${REQUESTS} requests per query ---`);
+    await measure('idle');
+  }
+  const ingest = PHASES.includes('ingesting') ? await whileIngesting(r, { kafka, service, world, bare, measure }) : undefined;
+  if (opt['samples-json']) writeSamples(opt['samples-json'], results, ingest);
+  return figuresOf(results, loaded, ingest);
+}
 
+type Ingest = { books: number; trades: number; all: number; sent: number; dead: number; rows: number; seconds: number; machineCores: number; serviceCores: number };
+
+/** Phase 2: the feed runs while the selected series are timed again; what ingestion did meanwhile. */
+async function whileIngesting(
+  r: BenchRun,
+  { kafka, service, world, bare, measure }: { kafka: Kafka; service: Service; world: BenchWorld; bare: ClickHouse; measure: (phase: Phase) => Promise<void> },
+): Promise<Ingest> {
+  const { config } = r;
   say(NAME, `--- phase 2: while ingesting (${fmtInt(INGEST_RATE)} snapshots/s for ${world.pairs.length} pairs, plus trades and perpetual data) ---`);
   const intervalMs = Math.max(10, Math.round((1000 * world.pairs.length) / INGEST_RATE));
   let feed: Feed | undefined = await startFeed(config, world, intervalMs);
@@ -317,8 +334,7 @@ async function main(r: BenchRun): Promise<Figure[]> {
   );
 
   if (dead > 0) say(NAME, `dead letters: ${await dlqReasons(kafka, config)}`);
-  if (opt['samples-json']) writeSamples(opt['samples-json'], results, ingest);
-  return figuresOf(results, loaded, ingest);
+  return ingest;
 }
 
 interface Feed {
@@ -786,7 +802,7 @@ function sizeFree(name: string): string {
 }
 
 /** What one run measured, as bench/api-scale.ts reads it (api-scale.ts: RunSamples). */
-function writeSamples(file: string, results: Map<string, Series>, ingest: { books: number; trades: number; machineCores: number; serviceCores: number }): void {
+function writeSamples(file: string, results: Map<string, Series>, ingest: Ingest | undefined): void {
   const series = [...results].map(([key, s]) => {
     const [phase, ...name] = key.split(':');
     return { phase, query: sizeFree(name.join(':')), http: s.http, bare: s.bare, loopDelay: s.loopDelay };
@@ -797,7 +813,7 @@ function writeSamples(file: string, results: Map<string, Series>, ingest: { book
 function figuresOf(
   results: Map<string, Series>,
   loaded: Loaded,
-  ingest: { books: number; trades: number; all: number; sent: number; dead: number; rows: number; seconds: number; machineCores: number; serviceCores: number },
+  ingest: Ingest | undefined,
 ): Figure[] {
   const f: Figure[] = [];
   f.push({
@@ -807,6 +823,7 @@ function figuresOf(
     result: 'info',
   });
   for (const phase of ['idle', 'ingesting'] as const) {
+    if (!PHASES.includes(phase)) continue;
     for (const q of SELECTED) {
       const s = results.get(`${phase}:${q.name}`)!;
       const p50 = percentile(s.http, 50);
@@ -828,7 +845,7 @@ function figuresOf(
       });
     }
   }
-  f.push({
+  if (ingest) f.push({
     figure: 'ingestion during the second phase',
     value: `sent ${fmtInt(ingest.sent)} msg/s, processed ${fmtInt(ingest.all)} msg/s (${fmtInt(ingest.books)} snapshots/s + ${fmtInt(ingest.trades)} trades/s), ${ingest.dead} dead letters; ${fmtInt(ingest.rows)} book minute rows written in ${ingest.seconds.toFixed(0)} s; cores busy: ${ingest.machineCores.toFixed(2)} of ${os.cpus().length} (the service process, with the bare runs: ${ingest.serviceCores.toFixed(2)})`,
     goal: '—',

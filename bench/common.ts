@@ -378,8 +378,12 @@ export async function until(fn: () => Promise<boolean>, timeoutMs: number, every
 }
 
 /**
- * Waits (at most `maxSeconds`) until no merge has run for 3 s, as on a service that has
- * been up a while, then says what the tables hold (active parts and bytes of `tables`).
+ * Brings `tables` to the parts of a service that has been up a while: waits (at most
+ * `maxSeconds`) until no merge has run for 3 s, then merges every partition still in
+ * several parts into one, as the engine's merges would in time, and says what the tables
+ * hold (active parts and bytes). Without this the engine merges loaded history while the
+ * timed requests run, which at ten times the pairs rewrites ten times the bytes: merges of
+ * a whole day's minutes started during the timed series at 3,000 pairs (docs/benchmarks.md).
  */
 export async function settle(bench: string, ch: ClickHouse, maxSeconds: number, tables: string[]): Promise<void> {
   const t0 = performance.now();
@@ -393,10 +397,22 @@ export async function settle(bench: string, ch: ClickHouse, maxSeconds: number, 
     maxSeconds * 1000,
     1000,
   );
+  const split = await ch.query<{ table: string; partition_id: string; parts: number; size: string }>(
+    `SELECT table, partition_id, count() AS parts, formatReadableSize(sum(bytes_on_disk)) AS size FROM system.parts
+     WHERE active AND database = currentDatabase() AND table IN {tables:Array(String)}
+     GROUP BY table, partition_id HAVING parts > 1 ORDER BY sum(bytes_on_disk)`,
+    { tables },
+  );
+  for (const [i, p] of split.entries()) {
+    const t = performance.now();
+    await ch.command('OPTIMIZE TABLE {table:Identifier} PARTITION ID {partition:String} FINAL', { table: p.table, partition: p.partition_id }, { idempotent: true });
+    const ms = performance.now() - t;
+    if (ms > 1000) say(bench, `merged ${p.table} partition ${p.partition_id} (${p.parts} parts, ${p.size}) in ${fmtMs(ms)} (${i + 1} of ${split.length})`);
+  }
   const parts = await ch.query<{ table: string; parts: number; size: string }>(
     `SELECT table, count() AS parts, formatReadableSize(sum(bytes_on_disk)) AS size FROM system.parts
      WHERE active AND database = currentDatabase() AND table IN {tables:Array(String)} GROUP BY table ORDER BY table`,
     { tables },
   );
-  say(bench, `merges ${quiet >= 3 ? 'settled' : 'still running'} after ${fmtMs(performance.now() - t0)}; active parts: ${parts.map((p) => `${p.table} ${p.parts} (${p.size})`).join(', ')}`);
+  say(bench, `merges ${quiet >= 3 ? 'settled' : 'still running'}, ${split.length} partitions merged into one part each, after ${fmtMs(performance.now() - t0)}; active parts: ${parts.map((p) => `${p.table} ${p.parts} (${p.size})`).join(', ')}`);
 }
