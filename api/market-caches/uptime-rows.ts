@@ -23,9 +23,8 @@ import { levelName, type FixedInterval } from '../../domain/market/facts.ts';
 import { rowRanks, type UptimeQuery, type UptimeRepository } from '../../domain/market/repositories/uptime.ts';
 import type { WriteCounts } from '../../domain/market/repositories/write-counts.ts';
 import { writesIn } from './sealing.ts';
-import { sealedBefore, type SealingOptions } from '../../domain/market/window.ts';
 import { SEP, locate, withBuckets, type Segment, type UptimeCache } from './uptime-cache.ts';
-import { bucketsOf, mergeRanges, planBuckets, spanOf, type WindowBucket } from '../../domain/market/window.ts';
+import { bucketsOf, mergeRanges, planBuckets, sealedBefore, spanOf, type SealingOptions, type WindowBucket } from '../../domain/market/window.ts';
 
 const MIN = 60_000;
 const HOUR = 3_600_000;

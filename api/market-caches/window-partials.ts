@@ -12,10 +12,9 @@ import { FAMILIES, type FamilyName, type PartialKey, type Partials } from '../..
 import type { PartialsRepository } from '../../domain/market/repositories/partials.ts';
 import type { MarketQuery } from '../../domain/market/repositories/stored-rows.ts';
 import type { WriteCounts } from '../../domain/market/repositories/write-counts.ts';
-import type { Piece } from '../../domain/market/window.ts';
 import { blockOf, minuteIndex, segmentsOf, type Block } from './minute-blocks.ts';
 import { ByteLru, SharedWriteCounts, pairKey, writesIn } from './sealing.ts';
-import { sealedBefore, type SealingOptions } from '../../domain/market/window.ts';
+import { sealedBefore, type Piece, type SealingOptions } from '../../domain/market/window.ts';
 
 const HOUR = 3_600_000;
 

@@ -9,10 +9,9 @@
 import { presentOrganization } from '../../presenters.ts';
 import { sendRows, wantsCsv } from '../../http/csv.ts';
 import { timeColumnNames, timestampOf } from '../../../domain/market/timestamps.ts';
-import { bucketsOf, mergeRanges, planBuckets, type Range } from '../../../domain/market/window.ts';
+import { bucketsOf, mergeRanges, planBuckets, sealedBefore, type Range } from '../../../domain/market/window.ts';
 import type { Pair } from '../../../domain/reference/repository.ts';
 import { writesIn } from '../../market-caches/sealing.ts';
-import { sealedBefore } from '../../../domain/market/window.ts';
 import { validators } from '../market/schemas.ts';
 import { INTERVALS } from '../../../domain/market/facts.ts';
 import { parseMmRequest, type MmRequest } from './request.ts';
