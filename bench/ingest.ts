@@ -462,8 +462,8 @@ async function freshness(kafka: Kafka, c: Config, world: BenchWorld, r: BenchRun
     let first = 0;
     // Queryable in any window: the minute row, and, for an hour before the processors' mark
     // (windows read whole hours from book_hours only there), the hour row counting it: each
-    // pair's hour counts at least its minute rows of that hour up to this minute. An hour
-    // from the mark on is read from its minutes (domain/market/window.ts).
+    // pair's hour counts at least its minute rows of that hour up to this minute. The hour
+    // of the mark on is read from its minutes (domain/market/window.ts).
     const hour = Math.floor(minute / 3_600_000) * 3_600_000;
     const visible = await until(
       async () => {
@@ -474,7 +474,10 @@ async function freshness(kafka: Kafka, c: Config, world: BenchWorld, r: BenchRun
         const n = Number(rows[0]?.n ?? 0);
         if (n > 0 && first === 0) first = Date.now();
         if (expected === 0 || n < expected) return false;
-        if (hour >= ((await marks.read('book_minutes')) ?? Infinity)) return true;
+        // From the mark's hour on, readers read the minute row, or once the mark (inside the
+        // hour) passes it, the open hour's rows written before the mark.
+        const mark = (await marks.read('book_minutes')) ?? Infinity;
+        if (hour >= Math.floor(mark / 3_600_000) * 3_600_000) return true;
         const hours = await probe.query<{ n: number }>(
           `SELECT count() AS n
            FROM (SELECT exchange, pair, sum(minutes) AS k FROM book_hours FINAL

@@ -24,6 +24,7 @@ export async function assetTwaps(ch: ClickHouse, assets: readonly string[], pair
   if (of.length === 0 || from >= to) return new Map();
   const params: Params = { pairs: of.map((p) => new TupleParam([p.exchange, p.pair])) };
   const parts = tile(from, to, rolledUpTo).map((piece, i) => {
+    if (piece.table === 'open') throw new Error('asset TWAPs read whole hours rolled up (RolledUp.through)');
     const s = SOURCES[piece.table];
     params[`f${i}`] = Math.floor(piece.from / 1000);
     params[`t${i}`] = Math.floor(piece.to / 1000);

@@ -2,7 +2,8 @@
 // addendum sections 4-5), and how each bucket is answered from the coarsest stored rows:
 // whole UTC days from day rows, whole hours from hour rows, the rest from minute rows.
 // Hour and day rows are read only before the hour their processors have rolled up to
-// (`rolledUpTo`, domain/market/repositories/rollup-marks.ts): after it, minute rows.
+// (`rolledUpTo`, domain/market/repositories/rollup-marks.ts); a mark inside an hour adds
+// that hour's rows so far, to the mark (the `open` table); after the mark, minute rows.
 import { DateTime } from 'luxon';
 import { DEFAULT_SESSION_ZONE, LOOKBACKS, type FixedInterval, type Interval, type Session } from './facts.ts';
 
@@ -19,7 +20,12 @@ const SESSION_HOURS: Record<Exclude<Session, 'weekend-hours'>, [number, number]>
 /** [from, to) in epoch ms. */
 export type Range = [number, number];
 
-export type Table = 'minutes' | 'hours' | 'days';
+/**
+ * `open`: the market families' rows of the hour the mark is in, each covering the hour's
+ * minutes before the mark (schemas/clickhouse/008); a piece of it runs from the hour to
+ * the mark, and reads the rows of that mark only.
+ */
+export type Table = 'minutes' | 'open' | 'hours' | 'days';
 
 export interface Piece {
   table: Table;
@@ -72,7 +78,7 @@ export interface MarketWindow {
   zone: string;
   /** Whether buckets are zoned (timestamps are then written with the zone's offset). */
   zoned: boolean;
-  /** Hour and day rows are read before this instant only (epoch ms; Infinity: everywhere). */
+  /** Hour and day rows are read before this instant's hour only, the open hour's rows to it (epoch ms; Infinity: everywhere). */
   rolledUpTo: number;
   plan: BucketPlan;
 }
@@ -149,7 +155,9 @@ export function mergeRanges(ranges: Range[]): Range[] {
  * Splits [from, to) into the coarsest stored rows that tile it: minutes up to the first
  * whole UTC hour, hours up to the first whole UTC day, days, then back down. A minute row
  * belongs to the range when it starts inside it. Hour and day rows only before
- * `rolledUpTo`: a day's row once all its hours are before it, minutes from it on.
+ * `rolledUpTo`'s hour: a day's row once all its hours are before it. A `rolledUpTo` inside
+ * an hour adds that hour's rows so far (`open`, to the mark) when the range holds all of
+ * them; minutes from the mark on.
  */
 export function tile(from: number, to: number, rolledUpTo: number, bucket?: number): Piece[] {
   const s = ceilTo(from, MIN);
@@ -159,15 +167,18 @@ export function tile(from: number, to: number, rolledUpTo: number, bucket?: numb
   const push = (table: Table, a: number, b: number) => {
     if (a < b) out.push(bucket === undefined ? { table, from: a, to: b } : { table, from: a, to: b, bucket });
   };
+  const sealed = floorTo(rolledUpTo, HOUR);
   const h1 = ceilTo(s, HOUR);
-  const h2 = Math.min(floorTo(e, HOUR), floorTo(rolledUpTo, HOUR));
-  if (h1 >= h2) {
+  const h2 = Math.min(floorTo(e, HOUR), sealed);
+  // Then h2 is the open hour's start.
+  const open = rolledUpTo > sealed && h1 <= sealed && e >= rolledUpTo;
+  if (h1 >= h2 && !open) {
     push('minutes', s, e);
     return out;
   }
+  push('minutes', s, h1);
   const d1 = ceilTo(h1, DAY);
   const d2 = floorTo(h2, DAY);
-  push('minutes', s, h1);
   if (d1 < d2) {
     push('hours', h1, d1);
     push('days', d1, d2);
@@ -175,7 +186,12 @@ export function tile(from: number, to: number, rolledUpTo: number, bucket?: numb
   } else {
     push('hours', h1, h2);
   }
-  push('minutes', h2, e);
+  if (open) {
+    push('open', h2, rolledUpTo);
+    push('minutes', rolledUpTo, e);
+  } else {
+    push('minutes', h2, e);
+  }
   return out;
 }
 
@@ -215,7 +231,7 @@ function finestNeeded(interval: Interval, zone: string, from: number, to: number
   }
 }
 
-const ORDER: Table[] = ['minutes', 'hours', 'days'];
+const ORDER: Table[] = ['minutes', 'open', 'hours', 'days'];
 
 /**
  * The pieces to read for a window. For fixed intervals the bucket of a row is an SQL

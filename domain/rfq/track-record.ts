@@ -134,6 +134,8 @@ export async function trackRecord(
   if (pairs.length === 0 || input.wallets.length === 0) return record;
 
   const pieces = tile(from, to, input.rolledUpTo);
+  // The trusted families have no rows of the open hour (schemas/clickhouse/008).
+  if (pieces.some((p) => p.table === 'open')) throw new Error('a track record reads whole hours rolled up (RolledUp.through)');
   const base = (): Params => ({
     pairs: pairs.map((p) => new TupleParam([p.exchange, p.pair])),
     wallets: input.wallets.map((w) => w.id),

@@ -4,68 +4,91 @@
 // requests wait in (docs/benchmarks.md, "Rolling up sealed hours only"). Readers read an
 // hour only from minute rows until the family's mark passes it (schemas/clickhouse/007).
 //
-// Minutes of an hour before the mark (a replayed recording, a late pair, a catch-up) are
-// rolled up as they are written, as before. The keys of later hours wait in memory; after
-// a restart they are found again among the minutes stored from the mark on.
+// The market's families also roll the open hour up every OPEN_STEP_MS, into rows of that
+// mark (schemas/clickhouse/008), and move their mark there: a window then reads at most
+// those minutes and the lateness from minute rows, wherever in the hour it is asked,
+// where it read up to the whole hour's (docs/benchmarks.md, "The open hour rolled up").
+//
+// Minutes before the mark (a replayed recording, a late pair, a catch-up) are rolled up
+// as they are written: into their hour and day, or the open hour's rows of the mark. The
+// keys of the hours from the mark's on wait in memory; after a restart they are found
+// again among the minutes stored from the mark's hour on.
 import type { RollupKey, Rollups } from '../../domain/market/repositories/rollups.ts';
-import type { RollupMarks } from '../../domain/market/repositories/rollup-marks.ts';
+import { OPEN_STEP_MS, type RollupMarks } from '../../domain/market/repositories/rollup-marks.ts';
 import { sealedBefore, type SealingOptions } from '../../domain/market/window.ts';
 
 const HOUR = 3_600_000;
 
+const hourOf = (t: number) => Math.floor(t / HOUR) * HOUR;
+
 export class SealedRollups {
-  /** Every hour before this (epoch ms) is rolled up; undefined until load(), which nothing may move it before. */
+  /** Everything before this (epoch ms) is rolled up; undefined until load(), which nothing may move it before. */
   private mark: number | undefined;
   /** Per hour start (epoch ms), the keys written into it since it was last rolled up. */
   private readonly pending = new Map<number, Map<string, RollupKey>>();
+  /** How far apart marks are: OPEN_STEP_MS for a family with rows of the open hour, else whole hours. */
+  private readonly step: number;
 
   constructor(
     private readonly rollups: Rollups,
     private readonly marks: RollupMarks,
     private readonly source: string,
     private readonly opts: SealingOptions,
-  ) {}
+  ) {
+    this.step = rollups.opens ? OPEN_STEP_MS : HOUR;
+  }
 
-  /** The hour before which the clock has sealed every hour. */
-  private sealedHour(): number {
-    return Math.floor(sealedBefore(this.opts) / HOUR) * HOUR;
+  /** The furthest mark the clock allows: the last step it has sealed. */
+  private target(): number {
+    return Math.floor(sealedBefore(this.opts) / this.step) * this.step;
   }
 
   /**
-   * The stored mark, and the hours written from it on. A first start writes its mark
-   * before anything waits: until then the family's rows were rolled up as written.
+   * The stored mark, and the keys of the hours from its hour on. A first start writes its
+   * mark, a whole hour, before anything waits: until then the family's rows were rolled up
+   * as written. A mark inside an hour has its open-hour rows rolled up again: a minute
+   * written before it may have lost its roll-up in a crash.
    */
   async load(): Promise<void> {
     const stored = await this.marks.read(this.source);
-    const mark = stored ?? this.sealedHour();
+    const mark = stored ?? hourOf(sealedBefore(this.opts));
     this.pending.clear();
-    this.add(await this.rollups.hoursFrom(mark));
+    this.add(await this.rollups.hoursFrom(hourOf(mark)));
     if (stored === undefined) await this.marks.write(this.source, mark);
+    else if (mark > hourOf(mark)) await this.rollups.rollOpen(this.keysOf(hourOf(mark)), mark);
     this.mark = mark;
   }
 
-  /** After minutes are written: those of hours before the mark are rolled up now, the others wait for their hour to be sealed. */
+  /** After minutes are written: those before the mark are rolled up now, the others wait for the next mark. */
   async written(keys: RollupKey[]): Promise<void> {
-    const now: RollupKey[] = [];
-    const later: RollupKey[] = [];
+    const mark = this.mark;
     // Before load() (never, as the pipeline runs) everything is rolled up as it is written.
-    for (const k of keys) (this.mark === undefined || k.minute < this.mark ? now : later).push(k);
-    await this.rollups.recompute(now);
+    if (mark === undefined) return this.rollups.recompute(keys);
+    const sealed = keys.filter((k) => k.minute < hourOf(mark));
+    const open = keys.filter((k) => k.minute >= hourOf(mark) && k.minute < mark);
+    const later = keys.filter((k) => k.minute >= mark);
+    await this.rollups.recompute(sealed);
+    await this.rollups.rollOpen(open, mark);
     await this.rollups.countWrites(later);
+    this.add(open);
     this.add(later);
   }
 
-  /** Whether the clock has sealed an hour after the mark: seal() has work. */
+  /** Whether the clock has sealed a step after the mark: seal() has work. */
   due(): boolean {
-    return this.mark !== undefined && this.sealedHour() > this.mark;
+    return this.mark !== undefined && this.target() > this.mark;
   }
 
-  /** Rolls up the hours the clock has sealed, then moves the mark past them. */
+  /**
+   * Rolls up the hours the clock has sealed, and the open hour to the step it has sealed,
+   * then moves the mark there.
+   */
   async seal(): Promise<void> {
-    const to = this.sealedHour();
+    const to = this.target();
     if (this.mark === undefined || to <= this.mark) return;
-    const hours = [...this.pending.keys()].filter((h) => h < to);
+    const hours = [...this.pending.keys()].filter((h) => h < hourOf(to));
     await this.rollups.recompute(hours.flatMap((h) => [...this.pending.get(h)!.values()]));
+    if (to > hourOf(to)) await this.rollups.rollOpen(this.keysOf(hourOf(to)), to);
     await this.marks.write(this.source, to);
     for (const h of hours) this.pending.delete(h);
     this.mark = to;
@@ -78,9 +101,13 @@ export class SealedRollups {
     return n;
   }
 
+  private keysOf(hour: number): RollupKey[] {
+    return [...(this.pending.get(hour)?.values() ?? [])];
+  }
+
   private add(keys: RollupKey[]): void {
     for (const k of keys) {
-      const hour = Math.floor(k.minute / HOUR) * HOUR;
+      const hour = hourOf(k.minute);
       let of = this.pending.get(hour);
       if (!of) this.pending.set(hour, (of = new Map()));
       of.set(`${k.exchange}\u0000${k.pair}`, { exchange: k.exchange, pair: k.pair, minute: hour });

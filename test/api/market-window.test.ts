@@ -49,6 +49,27 @@ describe('windows, sessions and bucket plans', () => {
     expect(ahead.map((p) => p.table)).to.deep.equal(['days', 'hours', 'minutes']);
   });
 
+  it('reads the open hour\'s rows to a mark inside the hour when the window holds all of them, minutes after the mark', () => {
+    const mark = Date.UTC(2026, 0, 7, 1, 20);
+    const plan = (from: number, to: number, interval: Parameters<typeof planBuckets>[0] = 'a') =>
+      planBuckets(interval, [[from, to]], 'UTC', mark).pieces.map((p) => [p.table, iso(p.from), iso(p.to)]);
+    expect(plan(Date.UTC(2026, 0, 6, 22, 30), Date.UTC(2026, 0, 7, 1, 27))).to.deep.equal([
+      ['minutes', '2026-01-06T22:30:00.000Z', '2026-01-06T23:00:00.000Z'],
+      ['hours', '2026-01-06T23:00:00.000Z', '2026-01-07T01:00:00.000Z'],
+      ['open', '2026-01-07T01:00:00.000Z', '2026-01-07T01:20:00.000Z'],
+      ['minutes', '2026-01-07T01:20:00.000Z', '2026-01-07T01:27:00.000Z'],
+    ]);
+    // From the hour itself, and in hour buckets too.
+    expect(plan(Date.UTC(2026, 0, 7, 1), Date.UTC(2026, 0, 7, 1, 27), '1h').map((p) => p[0])).to.deep.equal(['open', 'minutes']);
+    // Starting inside the hour, or ending before the mark: the rows hold minutes it must not count.
+    expect(plan(Date.UTC(2026, 0, 7, 1, 5), Date.UTC(2026, 0, 7, 1, 27))).to.deep.equal([['minutes', '2026-01-07T01:05:00.000Z', '2026-01-07T01:27:00.000Z']]);
+    expect(plan(Date.UTC(2026, 0, 7, 0), Date.UTC(2026, 0, 7, 1, 10)).map((p) => p[0])).to.deep.equal(['hours', 'minutes']);
+    // Buckets finer than an hour read minutes only.
+    expect(plan(Date.UTC(2026, 0, 7, 0), Date.UTC(2026, 0, 7, 1, 27), '15m')).to.deep.equal([['minutes', '2026-01-07T00:00:00.000Z', '2026-01-07T01:27:00.000Z']]);
+    // Any piece ends at the mark's hour, so whole-hour readers (RolledUp.through) never plan one.
+    expect(tile(Date.UTC(2026, 0, 6), Date.UTC(2026, 0, 7, 1, 27), Date.UTC(2026, 0, 7, 1)).some((p) => p.table === 'open')).to.equal(false);
+  });
+
   it('never reads rows coarser than the buckets in the zone', () => {
     const from = Date.UTC(2026, 0, 1);
     const to = Date.UTC(2026, 0, 31);

@@ -8,7 +8,7 @@ import { testStack } from '../support/stack.ts';
 
 describe('metric families (domain/market/families)', () => {
   for (const family of [...Object.values(FAMILIES), ...Object.values(MM_FAMILIES)] as Family[]) {
-    it(`${family.name}: the hour and day tables hold exactly its aggregates, in order, with their types`, async () => {
+    it(`${family.name}: the hour and day tables (and the open hour's, for the market's) hold exactly its aggregates, in order, with their types`, async () => {
       const { ch } = testStack().service.deps;
       const expected = [
         { name: 'exchange', type: 'LowCardinality(String)' },
@@ -18,7 +18,7 @@ describe('metric families (domain/market/families)', () => {
         ...family.aggregates.map((a) => ({ name: a.name, type: a.type })),
         { name: 'computed_at', type: "DateTime64(3, 'UTC')" },
       ];
-      for (const table of [family.tables.hours, family.tables.days]) {
+      for (const table of [family.tables.hours, family.tables.days, ...(family.tables.open ? [family.tables.open] : [])]) {
         const columns = await ch.query<{ name: string; type: string }>(
           'SELECT name, type FROM system.columns WHERE database = currentDatabase() AND table = {table:String} ORDER BY position',
           { table },

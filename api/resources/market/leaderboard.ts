@@ -27,7 +27,7 @@ function sortKey(sortBy: string, problems: Problems): SortKey | undefined {
 export function leaderboard(s: MarketServices): MarketHandler {
   return async (ctx, raw, { user, scope }) => {
     const out = wantsCsv(ctx);
-    const { params, window, problems } = parseRequest(raw, validators.any, s.deps.now(), await s.deps.rolledUp.through());
+    const { params, window, problems } = parseRequest(raw, validators.any, s.deps.now(), await s.deps.rolledUp.market());
     const assets = assetsOf(params, scope.assets, problems, {
       max: user.is_staff ? Infinity : MAX_ASSETS,
       byDefault: user.is_staff ? scope.assets : scope.assets.slice(0, MAX_ASSETS),

@@ -20,7 +20,7 @@ interface AssetVolumes {
 export function regionalVolume(s: MarketServices): MarketHandler {
   return async (ctx, raw, { scope }) => {
     const out = wantsCsv(ctx);
-    const { params, window, problems } = parseRequest(raw, validators.any, s.deps.now(), await s.deps.rolledUp.through());
+    const { params, window, problems } = parseRequest(raw, validators.any, s.deps.now(), await s.deps.rolledUp.market());
     const assets = assetsOf(params, scope.assets, problems);
     if (problems.any()) throw badRequest(problems.fields());
 

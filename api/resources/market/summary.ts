@@ -11,7 +11,7 @@ import { pairsOf, pairsWithData, type MarketHandler, type MarketServices } from 
 export function summary(s: MarketServices): MarketHandler {
   return async (ctx, raw, { scope }) => {
     const out = wantsCsv(ctx);
-    const { params, window, problems } = parseRequest(raw, validators.wholeWindow, s.deps.now(), await s.deps.rolledUp.through());
+    const { params, window, problems } = parseRequest(raw, validators.wholeWindow, s.deps.now(), await s.deps.rolledUp.market());
     const assets = assetsOf(params, scope.assets, problems);
     const levels = levelsOf(params);
     if (problems.any()) throw badRequest(problems.fields());

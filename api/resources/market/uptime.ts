@@ -16,7 +16,7 @@ const MINUTES_ONLY_SPAN_MS = 31 * 86_400_000;
 export function uptime(s: MarketServices, kind: UptimeKind): MarketHandler {
   return async (ctx, raw, { scope }) => {
     const out = wantsCsv(ctx);
-    const { params, window, problems } = parseRequest(raw, validators.any, s.deps.now(), await s.deps.rolledUp.through());
+    const { params, window, problems } = parseRequest(raw, validators.any, s.deps.now(), await s.deps.rolledUp.market());
     const assets = assetsOf(params, scope.assets, problems);
     const levels = levelsOf(params);
     const amounts = kind === 'depth' ? amountsOf(params) : undefined;

@@ -10,7 +10,7 @@ const AMOUNTS = '{amounts:Array(Float64)}';
 
 export const book: Family = {
   name: 'book',
-  tables: { minutes: 'book_minutes', hours: 'book_hours', days: 'book_days' },
+  tables: { minutes: 'book_minutes', hours: 'book_hours', days: 'book_days', open: 'book_open_hours' },
   params: { levels: [...LEVELS_BPS], amounts: [...UPTIME_AMOUNTS_USD] },
   aggregates: [
     { name: 'minutes', type: 'UInt64', minute: 'count()', combine: 'sum', partial: 'value' },

@@ -4,7 +4,7 @@ import type { Family, PartialKey, TimeValue } from './family.ts';
 
 export const derivative: Family = {
   name: 'derivative',
-  tables: { minutes: 'derivative_minutes', hours: 'derivative_hours', days: 'derivative_days' },
+  tables: { minutes: 'derivative_minutes', hours: 'derivative_hours', days: 'derivative_days', open: 'derivative_open_hours' },
   params: {},
   aggregates: [
     { name: 'funding', type: "Tuple(DateTime64(3, 'UTC'), Float64)", minute: 'max(funding)', combine: 'max', partial: 'time-value' },

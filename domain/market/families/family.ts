@@ -5,6 +5,7 @@
 // (api/market-caches/window-partials.ts). test/domain/families.test.ts holds the rollup
 // tables' DDL (schemas/clickhouse/) against the declarations.
 import type { Params } from '../../../lib/clickhouse.ts';
+import type { Table } from '../window.ts';
 
 /** How two partials of an aggregate combine: the same in rollups, queries and Node. */
 export type Combine = 'sum' | 'sumEach' | 'min' | 'max';
@@ -38,8 +39,12 @@ export interface MinuteTable {
 
 export interface Family extends MinuteTable {
   name: string;
-  /** Its minute, hour and day tables. */
-  tables: { minutes: string; hours: string; days: string };
+  /**
+   * Its minute, hour and day tables, and for the market's families the open hour's rows
+   * so far (schemas/clickhouse/008), rolled up every few minutes
+   * (processors/market/sealed-rollups.ts).
+   */
+  tables: { minutes: string; hours: string; days: string; open?: string };
   /** In the rollup tables' column order, between the keys (exchange, pair, bucket) and computed_at. */
   aggregates: readonly Aggregate[];
   /** Values the minute expressions bind (`{levels:Array(Float64)}`...). */
@@ -80,7 +85,7 @@ export function fromRollups(f: Family): string {
 }
 
 /** The partial of rows of one stored table: `<name>_p` each (aliases that shadow no column). */
-export function partialSelect(f: Family, table: 'minutes' | 'hours' | 'days'): string {
+export function partialSelect(f: Family, table: Table): string {
   return partials(f)
     .map((a) => `${table === 'minutes' ? a.minute : `${SQL_COMBINE[a.combine]}(${a.name})`} AS ${a.name}_p`)
     .join(', ');

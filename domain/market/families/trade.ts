@@ -4,7 +4,7 @@ import type { Family, PartialKey } from './family.ts';
 
 export const trade: Family = {
   name: 'trade',
-  tables: { minutes: 'trade_minutes', hours: 'trade_hours', days: 'trade_days' },
+  tables: { minutes: 'trade_minutes', hours: 'trade_hours', days: 'trade_days', open: 'trade_open_hours' },
   params: {},
   aggregates: [
     { name: 'trades', type: 'UInt64', minute: 'sum(trades)', combine: 'sum', partial: 'value' },

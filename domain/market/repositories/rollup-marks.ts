@@ -1,25 +1,38 @@
 // How far each family's hours and days are rolled up (schemas/clickhouse/007_rollup_marks.sql):
 // the processors write a family's mark once the hours before it are in its hour rows
-// (processors/market/sealed-rollups.ts); readers plan windows to read hour and day rows only
-// before the lowest mark (domain/market/window.ts), minute rows after it.
+// (processors/market/sealed-rollups.ts), and the market's families, whose marks also move
+// into the open hour, once its rows to the mark are written (008_open_hour_rollups.sql);
+// readers plan windows to read hour and day rows only before the marks
+// (domain/market/window.ts), minute rows after them.
 import type { ClickHouse } from '../../../lib/clickhouse.ts';
 import { FAMILIES, MM_FAMILIES } from '../families/index.ts';
 
 const HOUR = 3_600_000;
 
+/** How far apart the marks of the market's families are within an hour: the most minutes a window reads from minute rows beside its lateness. */
+export const OPEN_STEP_MS = 10 * 60_000;
+
+/**
+ * A mark inside an hour older than this is planned with as its whole hour: its open-hour
+ * rows are deleted a day after they were computed (008), and a family that stood still
+ * this long is not one to trust with them.
+ */
+const OPEN_MARK_MAX_AGE_MS = 12 * HOUR;
+
 /** The minute tables whose processors roll up sealed hours only (every family but the one derived at each minute). */
 export const MARKED_SOURCES: readonly string[] = [...Object.values(FAMILIES), MM_FAMILIES.trustedVolume].map((f) => f.tables.minutes);
+
+/** Those of the market's families, which also keep rows of the open hour. */
+export const MARKET_SOURCES: readonly string[] = Object.values(FAMILIES).map((f) => f.tables.minutes);
+
+const hourOf = (t: number) => Math.floor(t / HOUR) * HOUR;
 
 export class RollupMarks {
   constructor(private readonly ch: ClickHouse) {}
 
   /** A source's mark (epoch ms), or undefined when it has none yet. */
   async read(source: string): Promise<number | undefined> {
-    const rows = await this.ch.query<{ through: number }>(
-      `SELECT toUnixTimestamp(max(through)) AS through FROM rollup_marks WHERE source = {source:String} HAVING count() > 0`,
-      { source },
-    );
-    return rows.length === 0 ? undefined : Number(rows[0]!.through) * 1000;
+    return (await this.bySource([source])).get(source);
   }
 
   async write(source: string, through: number): Promise<void> {
@@ -31,44 +44,74 @@ export class RollupMarks {
 
   /** The lowest mark of the sources that have one (epoch ms); Infinity when none has. */
   async lowest(sources: readonly string[] = MARKED_SOURCES): Promise<number> {
-    const rows = await this.ch.query<{ through: number }>(
-      `SELECT toUnixTimestamp(max(through)) AS through FROM rollup_marks WHERE source IN {sources:Array(String)} GROUP BY source`,
+    return Math.min(Infinity, ...(await this.bySource(sources)).values());
+  }
+
+  /** The mark of each of these sources that has one (epoch ms). */
+  async bySource(sources: readonly string[]): Promise<Map<string, number>> {
+    const rows = await this.ch.query<{ source: string; through: number }>(
+      `SELECT source, toUnixTimestamp(max(through)) AS through FROM rollup_marks WHERE source IN {sources:Array(String)} GROUP BY source`,
       { sources: [...sources] },
     );
-    return rows.reduce((low, r) => Math.min(low, Number(r.through) * 1000), Infinity);
+    return new Map(rows.map((r) => [r.source, Number(r.through) * 1000]));
   }
 }
 
+/** The marks readers plan with (epoch ms): see RolledUp. */
+interface Planned {
+  through: number;
+  market: number;
+}
+
 /**
- * The lowest mark as the readers of one process plan with it, read at most once a second,
- * and not at all while it cannot have moved: marks are whole hours, written shortly after
- * an hour ends, so a mark at the current hour holds until the next one. A mark read earlier
- * is never wrong, only slower: windows then read more minute rows.
+ * The marks as the readers of one process plan with them, read at most once a second,
+ * and not at all while they cannot have moved: a mark moves only once its hour (its step,
+ * for the market's families) has ended, so marks at the clock's hour and step hold until
+ * the next one. A mark read earlier is never wrong, only slower: windows then read more
+ * minute rows.
  */
 export class RolledUp {
-  private known: { through: number; at: number } | undefined;
-  private reading: Promise<number> | undefined;
+  private known: (Planned & { at: number }) | undefined;
+  private reading: Promise<Planned> | undefined;
 
   constructor(
     private readonly marks: RollupMarks,
     private readonly now: () => number,
   ) {}
 
-  /** Before this instant (epoch ms) the hour and day rows of every family are complete. */
-  through(): Promise<number> {
+  /** Before this instant (epoch ms, a whole hour) the hour and day rows of every family are complete. */
+  async through(): Promise<number> {
+    return (await this.planned()).through;
+  }
+
+  /**
+   * For windows over the market's families only: before this instant's hour their hour and
+   * day rows are complete, and when it is inside an hour, that hour's rows to it are
+   * (domain/market/window.ts). Inside an hour only when every market family's mark is that
+   * same instant: each family writes the rows of each mark before the mark, so a family
+   * whose mark is ahead holds rows of the lower one only if it passed it.
+   */
+  async market(): Promise<number> {
+    return (await this.planned()).market;
+  }
+
+  private planned(): Promise<Planned> {
     const now = this.now();
     const k = this.known;
-    const hour = Math.floor(now / HOUR) * HOUR;
+    const step = Math.floor(now / OPEN_STEP_MS) * OPEN_STEP_MS;
     // No mark (Infinity) is kept for a second only: a processor starting writes one soon.
-    if (k && (now - k.at < 1000 || (Number.isFinite(k.through) && k.through >= hour && k.at >= hour))) {
-      return Promise.resolve(k.through);
-    }
+    if (k && (now - k.at < 1000 || (Number.isFinite(k.through) && Number.isFinite(k.market) && k.through >= hourOf(now) && k.market >= step && k.at >= step))) return Promise.resolve(k);
     if (!this.reading) {
-      this.reading = this.marks.lowest().then(
-        (through) => {
-          this.known = { through, at: now };
+      this.reading = this.marks.bySource(MARKED_SOURCES).then(
+        (marks) => {
+          const through = hourOf(Math.min(Infinity, ...marks.values()));
+          const market = MARKET_SOURCES.map((s) => marks.get(s) ?? Infinity);
+          const low = Math.min(...market);
+          const open = market.every((m) => m === low) && low > hourOf(low) && low >= now - OPEN_MARK_MAX_AGE_MS;
+          const planned = { through, market: open ? low : hourOf(low) };
+          this.known = { ...planned, at: now };
           this.reading = undefined;
-          return through;
+          return planned;
         },
         (e: unknown) => {
           this.reading = undefined;

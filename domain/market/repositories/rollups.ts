@@ -41,6 +41,11 @@ export class Rollups {
     this.columns = [this.keys, 'bucket', ...rollupColumns(family), 'computed_at'].join(', ');
   }
 
+  /** Whether the family keeps rows of the open hour (rollOpen). */
+  get opens(): boolean {
+    return this.family.tables.open !== undefined;
+  }
+
   /**
    * Recomputes the hours, then the days, that contain these minutes.
    *
@@ -85,6 +90,33 @@ export class Rollups {
     );
     // Last, so whoever reads the count after this sees the rows above (004_market_writes.sql).
     await this.countWrites(keys);
+  }
+
+  /**
+   * Rolls up the open hour's minutes before `through` (epoch ms, a mark inside the hour)
+   * into the rows of that mark (schemas/clickhouse/008), for these keys of the hour: the
+   * family's processor does so every few minutes (processors/market/sealed-rollups.ts), so
+   * that windows read the open hour's minutes only from the mark on. Keys of other hours
+   * are not this call's. Idempotent, and counted as a write of the hour, as recompute is.
+   */
+  async rollOpen(keys: RollupKey[], through: number): Promise<void> {
+    const { tables, params } = this.family;
+    if (!tables.open) throw new Error(`${tables.minutes} has no table of the open hour's rows`);
+    const hour = Math.floor(through / HOUR) * HOUR;
+    const of = keys.filter((k) => Math.floor(k.minute / HOUR) * HOUR === hour);
+    if (of.length === 0 || through === hour) return;
+    await this.inSlices(
+      `INSERT INTO {open:Identifier} (${this.columns})
+       SELECT ${this.keys}, toDateTime({through:UInt32}, 'UTC') AS open_mark, ${hourFromMinutes(this.family)}, now64(3)
+       FROM {minutes:Identifier} FINAL
+       WHERE minute >= toDateTime({lo:UInt32}, 'UTC') AND minute < toDateTime({through:UInt32}, 'UTC')
+         AND (exchange, pair, toStartOfHour(minute)) IN (SELECT arrayJoin({keys:Array(Tuple(String, String, DateTime('UTC')))}))
+       GROUP BY ${this.keys}`,
+      { ...params, open: tables.open, minutes: tables.minutes, through: through / 1000 },
+      unique(of, HOUR),
+      HOUR,
+    );
+    await this.countWrites(of);
   }
 
   /**

@@ -33,7 +33,7 @@ export interface Sql {
  * primary key here (the engine does not carry it through the block function), so every
  * range also bounds the block expression itself, which the key matches as written.
  */
-const STORED: Record<Table, { start: string; block: string }> = {
+const STORED: Record<Exclude<Table, 'open'>, { start: string; block: string }> = {
   minutes: { start: 'minute', block: 'toStartOfHour' },
   hours: { start: 'bucket', block: 'toStartOfDay' },
   days: { start: 'bucket', block: 'toStartOfMonth' },
@@ -74,29 +74,35 @@ export function pairParams(q: Pick<MarketQuery, 'pairs' | 'zone'>): Params {
  * (the wallets a caller may see).
  */
 export function storedRows(
-  tables: Record<Table, string>,
+  tables: { minutes: string; hours: string; days: string; open?: string },
   q: MarketQuery,
   select: (table: Table) => string,
   opts: { keys?: readonly string[]; where?: Sql } = {},
 ): { table: Table; sql: Sql }[] {
   const parts: { table: Table; sql: Sql }[] = [];
-  for (const table of ['minutes', 'hours', 'days'] as const) {
+  for (const table of ['minutes', 'open', 'hours', 'days'] as const) {
     const pieces = q.pieces.filter((p) => p.table === table);
     if (pieces.length === 0) continue;
-    const { start, block } = STORED[table];
+    const name = tables[table];
+    if (name === undefined) throw new Error(`${tables.minutes} has no rows of the open hour: plan its windows with whole hours rolled up`);
     const k = table[0];
     const params: Params = {
       [`${k}_from`]: pieces.map((p) => p.from / 1000),
       [`${k}_to`]: pieces.map((p) => p.to / 1000),
-      [`${k}_table`]: tables[table],
+      [`${k}_table`]: name,
       [`${k}_bucket`]: pieces.map((p) => p.bucket ?? 0),
     };
-    // One index-usable range per piece: a min..max bound would read every row between
-    // the window's two edge pieces.
+    // An open-hour row starts at its hour and is found by its mark, the piece's end
+    // (schemas/clickhouse/008, which leads the sort key with it).
+    const start = table === 'open' ? 'toStartOfHour(bucket)' : STORED[table].start;
     const ranges = pieces.map((p, i) => {
       const [f, t] = [`{${k}_f${i}:UInt32}`, `{${k}_t${i}:UInt32}`];
       params[`${k}_f${i}`] = p.from / 1000;
       params[`${k}_t${i}`] = p.to / 1000;
+      if (table === 'open') return `bucket = toDateTime(${t}, 'UTC')`;
+      // One index-usable range per piece: a min..max bound would read every row between
+      // the window's two edge pieces.
+      const { block } = STORED[table];
       return `(${block}(${start}) >= ${block}(toDateTime(${f}, 'UTC')) AND ${block}(${start}) <= ${block}(toDateTime(${t} - 1, 'UTC'))
         AND ${start} >= toDateTime(${f}, 'UTC') AND ${start} < toDateTime(${t}, 'UTC'))`;
     });
