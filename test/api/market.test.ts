@@ -10,6 +10,7 @@ import { testStack } from '../support/stack.ts';
 import { PartialsRepository } from '../../domain/market/repositories/partials.ts';
 import { WriteCounts } from '../../domain/market/repositories/write-counts.ts';
 import { planBuckets } from '../../domain/market/window.ts';
+import { OPEN_STEP_MS } from '../../domain/market/repositories/rollup-marks.ts';
 import { PartialsCache, WindowPartials } from '../../api/market-caches/window-partials.ts';
 import { maxCachedRows } from '../../api/market-caches/uptime-rows.ts';
 
@@ -428,9 +429,12 @@ describe('market endpoints (/v2/metrics/*, /v2/leaderboard/)', function () {
       const windows = (await call('GET', '/v1/admin/status/', { token: staff })).body.window_cache;
       expect(windows).to.include({ enabled: true, bytes: testStack().service.deps.windowCache.bytes });
       // The processors running here have marked the hour their clock sealed, or a later one.
-      const { rolled_up_to } = (await call('GET', '/v1/admin/status/', { token: staff })).body.rollups;
-      const sealedHour = Math.floor((Date.now() - testStack().config.latenessMs - 60_000) / 3_600_000) * 3_600_000;
+      const { rolled_up_to, market_rolled_up_to } = (await call('GET', '/v1/admin/status/', { token: staff })).body.rollups;
+      const sealed = Date.now() - testStack().config.latenessMs - 60_000;
+      const sealedHour = Math.floor(sealed / 3_600_000) * 3_600_000;
       expect(Date.parse(rolled_up_to)).to.be.within(sealedHour - 3_600_000, sealedHour);
+      // The market families' mark, to their last step inside the hour at most.
+      expect(Date.parse(market_rolled_up_to)).to.be.within(Date.parse(rolled_up_to), Math.floor(sealed / OPEN_STEP_MS) * OPEN_STEP_MS);
     });
 
     it('a view of more rows than a third of the cache holds is answered whole and not kept', async () => {

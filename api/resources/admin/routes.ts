@@ -3,7 +3,6 @@
 // the file here, authenticated by the operator secret or a staff token.
 import type Router from '@koa/router';
 import { FixtureError } from '../../../domain/reference/fixtures.ts';
-import { RollupMarks } from '../../../domain/market/repositories/rollup-marks.ts';
 import type { ApiDeps } from '../../deps.ts';
 import { authenticate, principalOf, requireStaff } from '../../http/auth.ts';
 import { badRequest } from '../../http/errors.ts';
@@ -35,15 +34,16 @@ export function adminRoutes(router: Router, deps: ApiDeps): void {
   });
 
   // What the processors have done since start (rows written, dead-lettered, skipped), how
-  // far the hours are rolled up, and what the market caches hold and saved (uptime buckets,
+  // far the hours (and the market's open hour) are rolled up, and what the market caches hold and saved (uptime buckets,
   // window pieces: answered from them or computed).
   router.get('/v1/admin/status/', authenticate(deps), requireStaff, async (ctx) => {
     const u = deps.uptimeCache;
     const w = deps.windowCache;
-    const through = await new RollupMarks(deps.ch).lowest();
+    const [through, market] = await Promise.all([deps.rolledUp.through(), deps.rolledUp.market()]);
+    const iso = (t: number) => (Number.isFinite(t) ? new Date(t).toISOString() : null);
     ctx.body = {
       processors: deps.processorStats(),
-      rollups: { rolled_up_to: Number.isFinite(through) ? new Date(through).toISOString() : null },
+      rollups: { rolled_up_to: iso(through), market_rolled_up_to: iso(market) },
       uptime_cache: { enabled: u.enabled, max_bytes: u.maxBytes, bytes: u.bytes, pairs: u.size, bucket_hits: u.hits, bucket_misses: u.misses },
       window_cache: { enabled: w.enabled, max_bytes: w.maxBytes, bytes: w.bytes, pieces: w.size, piece_hits: w.hits, piece_misses: w.misses },
     };

@@ -101,10 +101,10 @@ export class Rollups {
    */
   async rollOpen(keys: RollupKey[], through: number): Promise<void> {
     const { tables, params } = this.family;
-    if (!tables.open) throw new Error(`${tables.minutes} has no table of the open hour's rows`);
     const hour = Math.floor(through / HOUR) * HOUR;
     const of = keys.filter((k) => Math.floor(k.minute / HOUR) * HOUR === hour);
     if (of.length === 0 || through === hour) return;
+    if (!tables.open) throw new Error(`${tables.minutes} has no table of the open hour's rows`);
     await this.inSlices(
       `INSERT INTO {open:Identifier} (${this.columns})
        SELECT ${this.keys}, toDateTime({through:UInt32}, 'UTC') AS open_mark, ${hourFromMinutes(this.family)}, now64(3)
