@@ -9,11 +9,18 @@
 // sizes' p50 / p95, their ratio, and the ratio of each round's pair of runs. Round 1 also
 // records the statements each series ran, into each folder; bench:engine-scale then runs
 // them again at both sizes side by side, which resolves a few per cent where HTTP cannot.
+//
+// A window reads the open hour from minute rows after the market families' mark, which
+// moves every ten minutes (OPEN_STEP_MS), so a run costs more the later in a step it asks:
+// each run starts `--align` seconds after a step of the clock, so both sizes ask at the
+// same offsets from their mark (docs/benchmarks.md, "The open hour rolled up every ten
+// minutes").
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { check, flags, fmtMs, percentile, positiveInt, printTable, say, startRun, type Figure } from './common.ts';
+import { OPEN_STEP_MS } from '../domain/market/repositories/rollup-marks.ts';
+import { check, flags, fmtMs, percentile, positiveInt, printTable, say, sleep, startRun, type Figure } from './common.ts';
 import { STATEMENTS_FILE } from './statements.ts';
 
 const NAME = 'bench:api-scale';
@@ -28,6 +35,7 @@ const opt = flags(
     'series-seconds': { default: '30', help: "bench:api's --series-seconds" },
     'ingesting-seconds': { default: '65', help: "bench:api's --ingesting-seconds" },
     data: { default: '', help: 'keep both sizes\' history in this folder and reuse it in a later run (default: a temporary folder, removed at the end)' },
+    align: { default: '30', help: 'start each run this many seconds after a ten-minute step of the clock ("no": at once)' },
     'engine-runs': { default: '100', help: 'then run the statements round 1 recorded at both sizes again, in turns, this many times each (bench:engine-scale; 0: not)' },
   },
   'bench:api at two sizes in turns, each series pooled over the rounds, with the ratio of the larger size to the baseline',
@@ -37,6 +45,8 @@ const BASELINE = positiveInt('baseline-pairs', opt['baseline-pairs']);
 const DAYS = positiveInt('days', opt.days);
 const ROUNDS = positiveInt('rounds', opt.rounds);
 const ENGINE_RUNS = opt['engine-runs'] === '0' ? 0 : positiveInt('engine-runs', opt['engine-runs']);
+const ALIGN_MS = opt.align === 'no' ? undefined : Number(opt.align) * 1000;
+if (ALIGN_MS !== undefined && !(ALIGN_MS >= 0 && ALIGN_MS < OPEN_STEP_MS)) throw new Error(`--align: seconds after a step, 0 to ${OPEN_STEP_MS / 1000 - 1}, or "no"`);
 /** A regular user's answers may grow by this much (issue 18, item 2). */
 const USER_GOAL = 1.1;
 
@@ -67,6 +77,16 @@ function child(bench: keyof typeof SCRIPTS, label: string, args: string[]): Prom
 }
 const benchApi = (label: string, args: string[]) => child('bench:api', label, args);
 
+/** Waits for the next instant ALIGN_MS after a step of the marks. */
+async function alignToStep(): Promise<void> {
+  if (ALIGN_MS === undefined) return;
+  const now = Date.now();
+  let at = Math.floor(now / OPEN_STEP_MS) * OPEN_STEP_MS + ALIGN_MS;
+  if (at < now) at += OPEN_STEP_MS;
+  say(NAME, `waiting ${fmtMs(at - now)}, to start ${ALIGN_MS / 1000} s after a step of the marks (${new Date(at).toISOString().slice(11, 19)})`);
+  await sleep(at - now);
+}
+
 const run = await startRun(NAME);
 // Stopped (Ctrl-C, SIGTERM), the run's bench:api cleans up first: it uses the broker this one stops.
 run.onCleanup(async () => {
@@ -90,6 +110,7 @@ try {
       const statements = path.join(folder(pairs), STATEMENTS_FILE);
       if (round === 1) fs.rmSync(statements, { force: true });
       const record = round === 1 && ENGINE_RUNS > 0 ? ['--dump-sql', statements] : [];
+      await alignToStep();
       await benchApi(`round ${round} of ${ROUNDS}, ${pairs} pairs`, ['--pairs', String(pairs), '--keep-data', folder(pairs), '--samples-json', file, ...record, ...common]);
       runs.get(pairs)!.push(JSON.parse(fs.readFileSync(file, 'utf8')) as RunSamples);
     }
