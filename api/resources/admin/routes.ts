@@ -34,8 +34,8 @@ export function adminRoutes(router: Router, deps: ApiDeps): void {
   });
 
   // What the processors have done since start (rows written, dead-lettered, skipped), how
-  // far the hours (and the market's open hour) are rolled up, and what the market caches hold and saved (uptime buckets,
-  // window pieces: answered from them or computed).
+  // far the hours (and the market's open hour) are rolled up, and what the market caches
+  // hold and saved (uptime buckets, window pieces: answered from them or computed).
   router.get('/v1/admin/status/', authenticate(deps), requireStaff, async (ctx) => {
     const u = deps.uptimeCache;
     const w = deps.windowCache;

@@ -100,7 +100,8 @@ export class RolledUp {
     const k = this.known;
     const step = Math.floor(now / OPEN_STEP_MS) * OPEN_STEP_MS;
     // No mark (Infinity) is kept for a second only: a processor starting writes one soon.
-    if (k && (now - k.at < 1000 || (Number.isFinite(k.through) && Number.isFinite(k.market) && k.through >= hourOf(now) && k.market >= step && k.at >= step))) return Promise.resolve(k);
+    const standing = k !== undefined && Number.isFinite(k.through) && Number.isFinite(k.market) && k.through >= hourOf(now) && k.market >= step && k.at >= step;
+    if (k && (now - k.at < 1000 || standing)) return Promise.resolve(k);
     if (!this.reading) {
       this.reading = this.marks.bySource(MARKED_SOURCES).then(
         (marks) => {
