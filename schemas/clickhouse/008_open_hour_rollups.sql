@@ -7,22 +7,22 @@
 -- A row's `bucket` is the mark, not the hour: each mark has its own rows, so a reader
 -- still planning with an earlier mark reads the rows of that mark, never rows covering
 -- minutes it also reads from the minute table. Rows are needed for minutes only (readers
--- move on with the next mark, and use no mark older than half a day: RolledUp), so they
--- are deleted a day after they were computed.
+-- move on with the next mark, and use no mark older than an hour: RolledUp), so they are
+-- deleted two hours after they were computed.
 CREATE TABLE IF NOT EXISTS book_open_hours AS book_hours
 ENGINE = ReplacingMergeTree(computed_at)
 PARTITION BY toDate(bucket)
 ORDER BY (bucket, pair, exchange)
-TTL toDateTime(computed_at) + INTERVAL 1 DAY;
+TTL toDateTime(computed_at) + INTERVAL 2 HOUR;
 
 CREATE TABLE IF NOT EXISTS trade_open_hours AS trade_hours
 ENGINE = ReplacingMergeTree(computed_at)
 PARTITION BY toDate(bucket)
 ORDER BY (bucket, pair, exchange)
-TTL toDateTime(computed_at) + INTERVAL 1 DAY;
+TTL toDateTime(computed_at) + INTERVAL 2 HOUR;
 
 CREATE TABLE IF NOT EXISTS derivative_open_hours AS derivative_hours
 ENGINE = ReplacingMergeTree(computed_at)
 PARTITION BY toDate(bucket)
 ORDER BY (bucket, pair, exchange)
-TTL toDateTime(computed_at) + INTERVAL 1 DAY;
+TTL toDateTime(computed_at) + INTERVAL 2 HOUR;

@@ -241,8 +241,8 @@ describe('rollups of sealed hours only', () => {
     expect(await rolledUp.market()).to.equal(H2 + 3 * STEP);
     expect(reads).to.equal(before + 1);
 
-    // A mark inside an hour left half a day behind is planned with as its hour.
-    clock = H2 + 3 * STEP + 12 * 3_600_000 + 1;
+    // A mark inside an hour left an hour behind is planned with as its hour.
+    clock = H2 + 3 * STEP + 3_600_000 + 1;
     expect(await rolledUp.market()).to.equal(H2);
   });
 });

@@ -14,10 +14,10 @@ export const OPEN_STEP_MS = 10 * 60_000;
 
 /**
  * A mark inside an hour older than this is planned with as its whole hour: its open-hour
- * rows are deleted a day after they were computed (008), and a family that stood still
- * this long is not one to trust with them.
+ * rows are deleted two hours after they were computed (008), and marks this old mean the
+ * processors stand still.
  */
-const OPEN_MARK_MAX_AGE_MS = 12 * HOUR;
+const OPEN_MARK_MAX_AGE_MS = HOUR;
 
 /** The minute tables whose processors roll up sealed hours only (every family but the one derived at each minute). */
 export const MARKED_SOURCES: readonly string[] = [...Object.values(FAMILIES), MM_FAMILIES.trustedVolume].map((f) => f.tables.minutes);
