@@ -1,5 +1,5 @@
-// Reading a window's pieces from the stored minute, hour and day rows (window.ts plans
-// them): one SELECT per table, each giving exchange, pair, the bucket `b` and the columns
+// Reading a window's pieces from the stored minute, open-hour, hour and day rows (window.ts
+// plans them): one SELECT per table, each giving exchange, pair, the bucket `b` and the columns
 // the caller asks of that table's rows. Shared by the partial and the uptime reads. The
 // SQL text is built from constants only; every value is bound, and each call returns the
 // values it binds rather than writing into a caller's object.
