@@ -9,6 +9,8 @@
 // sizes' p50 / p95, their ratio, and the ratio of each round's pair of runs. Round 1 also
 // records the statements each series ran, into each folder; bench:engine-scale then runs
 // them again at both sizes side by side, which resolves a few per cent where HTTP cannot.
+// With --pairs equal to --baseline-pairs it measures the baseline against itself: the
+// ratios two runs of one size differ by, against which the sizes' ratios are read.
 //
 // A window reads the open hour from minute rows after the market families' mark, which
 // moves every ten minutes (OPEN_STEP_MS), so a run costs more the later in a step it asks:
@@ -27,7 +29,7 @@ const NAME = 'bench:api-scale';
 const opt = flags(
   NAME,
   {
-    pairs: { default: '3000', help: 'pairs of the larger size' },
+    pairs: { default: '3000', help: 'pairs of the larger size (equal to --baseline-pairs: the baseline against itself, the ratio two runs of one size differ by)' },
     'baseline-pairs': { default: '300', help: 'pairs of the baseline' },
     days: { default: '2', help: 'days of minute history loaded at each size' },
     rounds: { default: '2', help: 'runs at each size, in turns' },
@@ -97,25 +99,28 @@ const home = opt.data ? path.resolve(opt.data) : run.tmpDir;
 const folder = (pairs: number) => path.join(home, `p${pairs}-d${DAYS}`);
 const common = ['--days', String(DAYS), '--series-seconds', opt['series-seconds'], '--ingesting-seconds', opt['ingesting-seconds'], ...(opt.only ? ['--only', opt.only] : [])];
 try {
-  for (const pairs of [BASELINE, PAIRS]) await benchApi(`loading ${pairs} pairs`, ['--pairs', String(pairs), '--days', String(DAYS), '--keep-data', folder(pairs), '--load-only', 'yes']);
-  const runs = new Map<number, RunSamples[]>([
-    [BASELINE, []],
-    [PAIRS, []],
-  ]);
+  for (const pairs of new Set([BASELINE, PAIRS])) await benchApi(`loading ${pairs} pairs`, ['--pairs', String(pairs), '--days', String(DAYS), '--keep-data', folder(pairs), '--load-only', 'yes']);
+  // By side, not by size: the baseline against itself (--pairs equal to --baseline-pairs)
+  // measures what two runs of the same size differ by, the floor a ratio is read against.
+  const runs: [RunSamples[], RunSamples[]] = [[], []];
+  const sides = [
+    { side: 0, pairs: BASELINE },
+    { side: 1, pairs: PAIRS },
+  ] as const;
   for (let round = 1; round <= ROUNDS; round++) {
-    const order = round % 2 === 1 ? [BASELINE, PAIRS] : [PAIRS, BASELINE];
-    for (const pairs of order) {
-      const file = path.join(run.tmpDir, `samples-${pairs}-${round}.json`);
+    const order = round % 2 === 1 ? sides : ([sides[1], sides[0]] as const);
+    for (const { side, pairs } of order) {
+      const file = path.join(run.tmpDir, `samples-${side}-${pairs}-${round}.json`);
       // Round 1 records the statements each series ran, for bench:engine-scale.
       const statements = path.join(folder(pairs), STATEMENTS_FILE);
       if (round === 1) fs.rmSync(statements, { force: true });
       const record = round === 1 && ENGINE_RUNS > 0 ? ['--dump-sql', statements] : [];
       await alignToStep();
-      await benchApi(`round ${round} of ${ROUNDS}, ${pairs} pairs`, ['--pairs', String(pairs), '--keep-data', folder(pairs), '--samples-json', file, ...record, ...common]);
-      runs.get(pairs)!.push(JSON.parse(fs.readFileSync(file, 'utf8')) as RunSamples);
+      await benchApi(`round ${round} of ${ROUNDS}, ${pairs} pairs${side === 0 ? ' (baseline)' : ''}`, ['--pairs', String(pairs), '--keep-data', folder(pairs), '--samples-json', file, ...record, ...common]);
+      runs[side].push(JSON.parse(fs.readFileSync(file, 'utf8')) as RunSamples);
     }
   }
-  printTable(`bench:api-scale — ${PAIRS} against ${BASELINE} pairs, ${DAYS} day(s), ${ROUNDS} rounds, ${new Date().toISOString()}`, figures(runs.get(BASELINE)!, runs.get(PAIRS)!));
+  printTable(`bench:api-scale — ${PAIRS} against ${BASELINE} pairs, ${DAYS} day(s), ${ROUNDS} rounds, ${new Date().toISOString()}`, figures(runs[0], runs[1]));
   if (ENGINE_RUNS > 0) {
     await child('bench:engine-scale', 'the recorded statements in turns', ['--baseline', folder(BASELINE), '--data', folder(PAIRS), '--only', opt.only || 'user (', '--runs', String(ENGINE_RUNS)]);
   }
