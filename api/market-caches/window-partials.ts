@@ -1,13 +1,14 @@
-// The partial aggregates of every metric family over a whole window (interval
-// `a`: summary and leaderboard), with the sealed pieces of the window kept between
-// requests. A window is tiled by pieces of minute, open-hour, hour and day rows
-// (window.ts); all but the last (the minutes after the mark, and the hour rows of the
-// current day during the lateness after an hour closes) are sealed; the open hour's rows
-// of a mark are kept while the hour's write count stands, which its every minute moves. A piece's partials per pair are kept with the
-// write count of its hours (market_writes) and used while that count stands, as the
-// uptime rows are (docs/architecture.md). Per request the open pieces are computed anew;
-// so is, each minute, the first piece, whose minutes the window's start cuts. Partials are
-// merged in Node as each family declares (domain/market/families/family.ts: mergePartials).
+// The partial aggregates of every metric family over a whole window (interval `a`: summary
+// and leaderboard), with the sealed pieces of the window kept between requests. A window
+// is tiled by pieces of minute, open-hour, hour and day rows (window.ts); all but the last
+// (the minutes after the mark, and the hour rows of the current day during the lateness
+// after an hour closes) are sealed; the open hour's rows of a mark are kept while the
+// hour's write count stands, which its every minute moves. A piece's partials per pair are
+// kept with the write count of its hours (market_writes) and used while that count stands,
+// as the uptime rows are (docs/architecture.md). Per request the open pieces are computed
+// anew; so is, each minute, the first piece, whose minutes the window's start cuts.
+// Partials are merged in Node as each family declares (domain/market/families/family.ts:
+// mergePartials).
 import { mergePartials, partialBytes } from '../../domain/market/families/family.ts';
 import { FAMILIES, type FamilyName, type PartialKey, type Partials } from '../../domain/market/families/index.ts';
 import type { PartialsRepository } from '../../domain/market/repositories/partials.ts';
