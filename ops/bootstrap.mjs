@@ -25,6 +25,7 @@ const COMMANDS = {
   'bench:market-makers': ['bench/market-makers.ts'],
   'bench:load': ['bench/load.ts'],
   'bench:insert': ['bench/insert-encoding.ts'],
+  'bench:windows': ['bench/minute-windows.ts'],
 };
 
 function has(cmd) {

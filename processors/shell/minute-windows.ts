@@ -5,6 +5,10 @@
 // row is then written once. Offsets are committed only up to the first message of the
 // oldest minute not yet written, so a restart re-reads exactly what it needs to rebuild
 // every open minute, and nothing of a minute already written counts twice.
+//
+// The bookkeeping a flush or a tick does costs what changed, not the number of pairs: the
+// commit point is the oldest hold still standing in its partition (OffsetHolds), and a tick
+// visits only the minutes due by the clock and the pairs replaying a recording.
 import { deadLetter, ok, skip, type Outcome } from './outcome.ts';
 
 export interface Accumulator<In, Row> {
@@ -21,11 +25,62 @@ export interface ClosedMinute<Row> {
   row: Row;
   /** First offset per partition of the messages in it (for the commit point). */
   firstOffsets: Map<number, bigint>;
+  /** Released once the minute is written (or dropped): the commit point may then pass it. */
+  holds: readonly Hold[];
 }
 
 interface OpenMinute<Acc> {
   acc: Acc;
   firstOffsets: Map<number, bigint>;
+  /** What keeps the commit point at or before those offsets until the minute is written. */
+  holds: Hold[];
+}
+
+/** A minute's first offset in one partition, standing until the minute is written or dropped. */
+interface Hold {
+  offset: bigint;
+  released: boolean;
+}
+
+/**
+ * The standing holds of one partition, oldest first. A partition is read in offset order,
+ * so a new hold is almost always the newest and a release almost never the oldest: holds
+ * are appended, released in place, and passed over from the front when the floor is asked.
+ */
+class OffsetHolds {
+  private holds: Hold[] = [];
+  private head = 0;
+
+  hold(offset: bigint): Hold {
+    const h: Hold = { offset, released: false };
+    // Behind the newest hold only when a revoked partition is read again from its commit
+    // point; what it held before is released by then and goes first.
+    if (this.newest() > offset) this.floor();
+    if (this.newest() <= offset) this.holds.push(h);
+    else {
+      let i = this.holds.length;
+      while (i > this.head && this.holds[i - 1]!.offset > offset) i--;
+      this.holds.splice(i, 0, h);
+    }
+    return h;
+  }
+
+  /** The oldest offset still held, or undefined. */
+  floor(): bigint | undefined {
+    while (this.head < this.holds.length && this.holds[this.head]!.released) this.head++;
+    if (this.head === this.holds.length) {
+      this.holds = [];
+      this.head = 0;
+    } else if (this.head > 1024 && this.head * 2 > this.holds.length) {
+      this.holds = this.holds.slice(this.head);
+      this.head = 0;
+    }
+    return this.holds[this.head]?.offset;
+  }
+
+  private newest(): bigint {
+    return this.holds[this.holds.length - 1]?.offset ?? -1n;
+  }
 }
 
 interface PairState<Acc> {
@@ -65,6 +120,13 @@ export class MinuteWindows<In, Row, Acc extends Accumulator<In, Row>> {
   private progress = new Map<number, bigint>();
   /** Per partition: how long it has been read, summed over the ticks (see closeIdle). */
   private readonly readMs = new Map<number, number>();
+  /** Per partition, the first offsets of the minutes not yet written. */
+  private holds = new Map<number, OffsetHolds>();
+  /** Per open minute, the pairs that have it open: what the wall clock closes (see closeIdle). */
+  private byMinute = new Map<number, Set<PairState<Acc>>>();
+  /** Pairs whose newest data was older than the lateness when it came: a replayed recording. */
+  private historical = new Set<PairState<Acc>>();
+  private open = 0;
   private readonly now: () => number;
 
   constructor(private readonly opts: MinuteWindowsOptions<Acc>) {
@@ -78,6 +140,10 @@ export class MinuteWindows<In, Row, Acc extends Accumulator<In, Row>> {
     this.pairs.clear();
     this.pending = [];
     this.unpersisted = [];
+    this.holds = new Map();
+    this.byMinute = new Map();
+    this.historical = new Set();
+    this.open = 0;
   }
 
   accept(exchange: string, pair: string, ts: number, input: In, partition: number, offset: string, series = ''): Outcome<void> {
@@ -99,10 +165,18 @@ export class MinuteWindows<In, Row, Acc extends Accumulator<In, Row>> {
     }
     let open = state.open.get(minute);
     if (!open) {
-      open = { acc: this.opts.create(), firstOffsets: new Map() };
+      open = { acc: this.opts.create(), firstOffsets: new Map(), holds: [] };
       state.open.set(minute, open);
+      this.open++;
+      let pairs = this.byMinute.get(minute);
+      if (!pairs) this.byMinute.set(minute, (pairs = new Set()));
+      pairs.add(state);
     }
-    if (!open.firstOffsets.has(partition)) open.firstOffsets.set(partition, BigInt(offset));
+    if (!open.firstOffsets.has(partition)) {
+      const o = BigInt(offset);
+      open.firstOffsets.set(partition, o);
+      open.holds.push(this.holdsOf(partition).hold(o));
+    }
     open.acc.add(input, ts);
     state.partitions.set(partition, this.readMs.get(partition) ?? 0);
     state.lastArrival = this.now();
@@ -111,7 +185,15 @@ export class MinuteWindows<In, Row, Acc extends Accumulator<In, Row>> {
       // close() deletes only the entry being visited, which a Map iteration allows.
       for (const m of state.open.keys()) if (m + MINUTE + this.opts.latenessMs <= state.watermark) this.close(state, m);
     }
+    if (state.watermark < state.lastArrival - this.opts.latenessMs) this.historical.add(state);
+    else this.historical.delete(state);
     return ACCEPTED;
+  }
+
+  private holdsOf(partition: number): OffsetHolds {
+    let h = this.holds.get(partition);
+    if (!h) this.holds.set(partition, (h = new OffsetHolds()));
+    return h;
   }
 
   /** Whether the message at this offset was handled before the last recorded progress. */
@@ -139,27 +221,39 @@ export class MinuteWindows<In, Row, Acc extends Accumulator<In, Row>> {
       for (const [p, at] of state.partitions) quiet = Math.min(quiet, (this.readMs.get(p) ?? 0) - at);
       return quiet;
     };
-    for (const state of this.pairs.values()) {
-      if (state.open.size === 0) continue;
-      // Judged when its newest message came, not now: a live pair quiet for longer than the
-      // lateness is still live.
-      const historical = state.watermark < state.lastArrival - this.opts.latenessMs;
-      const minutes = [...state.open.keys()].sort((a, b) => a - b);
-      if (historical) {
-        if (quietFor(state) >= idleHistorical) for (const m of minutes) this.close(state, m);
-      } else {
-        for (const m of minutes) if (m + MINUTE + this.opts.latenessMs <= now) this.close(state, m);
-      }
+    // Whether a pair is replaying was judged when its newest message came, not now: a live
+    // pair quiet for longer than the lateness is still live.
+    for (const state of this.historical) {
+      if (state.open.size > 0 && quietFor(state) < idleHistorical) continue;
+      for (const m of [...state.open.keys()].sort((a, b) => a - b)) this.close(state, m);
+      // Its next message judges it again (accept); until then it has nothing to close.
+      this.historical.delete(state);
+    }
+    const due: number[] = [];
+    for (const m of this.byMinute.keys()) if (m + MINUTE + this.opts.latenessMs <= now) due.push(m);
+    due.sort((a, b) => a - b);
+    for (const m of due) {
+      // close() takes the pair out of this set, which its iteration allows.
+      for (const state of this.byMinute.get(m) ?? []) if (!this.historical.has(state)) this.close(state, m);
     }
   }
 
   private close(state: PairState<Acc>, minute: number): void {
     const open = state.open.get(minute)!;
-    state.open.delete(minute);
-    const closed: ClosedMinute<Row> = { exchange: state.exchange, pair: state.pair, series: state.series, minute, row: open.acc.row(), firstOffsets: open.firstOffsets };
+    this.drop(state, minute);
+    const closed: ClosedMinute<Row> = { exchange: state.exchange, pair: state.pair, series: state.series, minute, row: open.acc.row(), firstOffsets: open.firstOffsets, holds: open.holds };
     this.pending.push(closed);
     this.unpersisted.push(closed);
     state.lastClosed = Math.max(state.lastClosed, minute);
+  }
+
+  /** Takes an open minute out of the pair and the index of open minutes; its holds stand. */
+  private drop(state: PairState<Acc>, minute: number): void {
+    state.open.delete(minute);
+    this.open--;
+    const pairs = this.byMinute.get(minute);
+    pairs?.delete(state);
+    if (pairs?.size === 0) this.byMinute.delete(minute);
   }
 
   /** Drops the pairs last fed by a partition, with their closed minutes not yet written:
@@ -170,11 +264,21 @@ export class MinuteWindows<In, Row, Acc extends Accumulator<In, Row>> {
       if (state.partitions.has(partition)) {
         dropped.add(k);
         this.pairs.delete(k);
+        this.historical.delete(state);
+        for (const [m, open] of state.open) {
+          release(open.holds);
+          this.drop(state, m);
+        }
       }
     }
     const keep = (m: ClosedMinute<Row>) => !dropped.has(key(m.exchange, m.pair, m.series));
     this.pending = this.pending.filter(keep);
-    this.unpersisted = this.unpersisted.filter(keep);
+    const unpersisted: ClosedMinute<Row>[] = [];
+    for (const m of this.unpersisted) {
+      if (keep(m)) unpersisted.push(m);
+      else release(m.holds);
+    }
+    this.unpersisted = unpersisted;
   }
 
   /** Closed minutes waiting to be written. */
@@ -199,6 +303,7 @@ export class MinuteWindows<In, Row, Acc extends Accumulator<In, Row>> {
     const done = new Set(minutes);
     this.unpersisted = this.unpersisted.filter((m) => !done.has(m));
     for (const m of minutes) {
+      release(m.holds);
       const k = key(m.exchange, m.pair, m.series);
       const state = this.pairs.get(k);
       if (state) state.lastPersisted = Math.max(state.lastPersisted, m.minute);
@@ -209,24 +314,17 @@ export class MinuteWindows<In, Row, Acc extends Accumulator<In, Row>> {
 
   /** The offset to commit for a partition: not past the first message of any minute not yet written. */
   commitPoint(partition: number, next: bigint): bigint {
-    let point = next;
-    const consider = (first: Map<number, bigint>) => {
-      const o = first.get(partition);
-      if (o !== undefined && o < point) point = o;
-    };
-    for (const state of this.pairs.values()) {
-      if (!state.partitions.has(partition)) continue;
-      for (const open of state.open.values()) consider(open.firstOffsets);
-    }
-    for (const m of this.unpersisted) consider(m.firstOffsets);
-    return point;
+    const floor = this.holds.get(partition)?.floor();
+    return floor !== undefined && floor < next ? floor : next;
   }
 
   openMinutes(): number {
-    let n = 0;
-    for (const s of this.pairs.values()) n += s.open.size;
-    return n;
+    return this.open;
   }
+}
+
+function release(holds: readonly Hold[]): void {
+  for (const h of holds) h.released = true;
 }
 
 const key = (exchange: string, pair: string, series: string) => `${exchange}\u0000${pair}\u0000${series}`;

@@ -4,6 +4,7 @@ import { MinuteWindows } from '../../processors/shell/minute-windows.ts';
 import { Count } from '../support/count.ts';
 import { parseTimestamp } from '../../schemas/timestamps.ts';
 import { lineToMessage } from '../../ingest/orderbook-lines.ts';
+import { rng } from '../../ingest/synthetic/market.ts';
 
 const M = 60_000;
 const T0 = 1_700_000_040_000 - (1_700_000_040_000 % M); // a minute start
@@ -124,6 +125,126 @@ describe('minute windows', () => {
     w.accept('x', 'A/B', T0 + 3 * M, 1, 0, '1');
     expect(w.takeClosed()[0]!.row).to.deep.equal({ n: 1, sum: 1 });
   });
+});
+
+describe('minute windows, against a model of what a commit point must hold back', () => {
+  // The windows keep their commit points and due minutes in indexes rather than walking
+  // every pair; this drives them at random (live and replayed pairs, pairs fed by two
+  // partitions, late data, failed and partial writes, a partition revoked and re-read) and
+  // after every step holds them to the plain definition: a partition's commit point is the
+  // oldest first offset, in it, of a minute neither written nor dropped.
+  interface Entry {
+    first: Map<number, bigint>;
+    n: number;
+    state: 'open' | 'closed' | 'written' | 'dropped';
+  }
+
+  for (const seed of [1, 2, 3, 4, 5, 6]) {
+    it(`agrees with the model through 3,000 random steps (seed ${seed})`, () => {
+      const random = rng(seed);
+      const pick = <T>(xs: readonly T[]): T => xs[Math.floor(random() * xs.length)]!;
+      const PARTITIONS = [0, 1, 2];
+      const clock = { t: T0 + 3 * 3600_000 };
+      const w = new MinuteWindows<number, { n: number; sum: number }, Count>({ latenessMs: 20_000, historicalIdleMs: 5_000, create: () => new Count(), now: () => clock.t });
+      w.load([], new Map());
+      // Pairs 0-7 live, 8-11 replaying a recording two hours old; 3 and 9 fed by two partitions.
+      const pairs = Array.from({ length: 12 }, (_, i) => ({
+        name: `P${i}/Q`,
+        partitions: i === 3 || i === 9 ? [1, 2] : [i % 3],
+        lag: i >= 8 ? 2 * 3600_000 : 0,
+        gen: 0,
+        seen: new Set<number>(),
+      }));
+      const nextOffset = new Map(PARTITIONS.map((p) => [p, 0n]));
+      const entries = new Map<string, Entry>();
+      const entryKey = (pair: string, gen: number, minute: number) => `${pair}|${gen}|${minute}`;
+      const current = (pair: string, minute: number) => entries.get(entryKey(pair, pairs.find((x) => x.name === pair)!.gen, minute));
+      let inflight: ReturnType<typeof w.takeClosed> = [];
+
+      const take = () => {
+        for (const c of w.takeClosed()) {
+          const e = current(c.pair, c.minute);
+          expect(e, `${c.pair} ${c.minute} closed unknown`).to.not.equal(undefined);
+          expect(e!.state, `${c.pair} ${c.minute}`).to.be.oneOf(['open', 'closed']);
+          expect(c.row.n, `${c.pair} ${c.minute} messages`).to.equal(e!.n);
+          e!.state = 'closed';
+          inflight.push(c);
+        }
+      };
+      const check = (step: number) => {
+        for (const p of PARTITIONS) {
+          const next = nextOffset.get(p)!;
+          let want = next;
+          for (const e of entries.values()) {
+            const o = e.first.get(p);
+            if ((e.state === 'open' || e.state === 'closed') && o !== undefined && o < want) want = o;
+          }
+          expect(w.commitPoint(p, next), `step ${step}, partition ${p}`).to.equal(want);
+        }
+        expect(w.openMinutes(), `step ${step}, open minutes`).to.equal([...entries.values()].filter((e) => e.state === 'open').length);
+      };
+
+      for (let step = 0; step < 3000; step++) {
+        const r = random();
+        if (r < 0.7) {
+          const pair = pick(pairs);
+          const partition = pick(pair.partitions);
+          const offset = nextOffset.get(partition)!;
+          nextOffset.set(partition, offset + 1n);
+          // Mostly in order; now and then up to 30 s behind (within or past the lateness).
+          const ts = clock.t - pair.lag - (random() < 0.1 ? Math.floor(random() * 30_000) : Math.floor(random() * 2_000));
+          const out = w.accept('x', pair.name, ts, 1, partition, String(offset));
+          if (out.kind === 'ok') {
+            const minute = ts - (ts % M);
+            const k = entryKey(pair.name, pair.gen, minute);
+            const e = entries.get(k) ?? { first: new Map(), n: 0, state: 'open' as const };
+            entries.set(k, e);
+            expect(e.state, `step ${step}: accepted into a ${e.state} minute`).to.equal('open');
+            if (!e.first.has(partition)) e.first.set(partition, offset);
+            e.n++;
+            pair.seen.add(partition);
+          }
+        } else if (r < 0.85) {
+          const ms = Math.floor(random() * 4_000);
+          clock.t += ms;
+          w.closeIdle(new Map(PARTITIONS.map((p) => [p, random() < 0.8 ? ms : 0])));
+        } else if (r < 0.95) {
+          // A write: some of what was taken lands, the rest fails and is handed back.
+          const landed = inflight.slice(0, Math.floor(random() * (inflight.length + 1)));
+          w.persisted(landed, new Map());
+          for (const c of landed) current(c.pair, c.minute)!.state = 'written';
+          w.returnClosed(inflight.slice(landed.length));
+          inflight = [];
+        } else {
+          // A partition revoked: what it fed is dropped and read again from its commit point.
+          w.returnClosed(inflight);
+          inflight = [];
+          const p = pick(PARTITIONS);
+          const rewind = w.commitPoint(p, nextOffset.get(p)!);
+          w.forget(p);
+          for (const pair of pairs) {
+            if (!pair.seen.has(p)) continue;
+            for (const [k, e] of entries) if (k.startsWith(`${pair.name}|${pair.gen}|`) && (e.state === 'open' || e.state === 'closed')) e.state = 'dropped';
+            pair.gen++;
+            pair.seen = new Set();
+          }
+          nextOffset.set(p, rewind);
+        }
+        take();
+        check(step);
+      }
+      // Everything closes in the end, and once written holds nothing back.
+      clock.t += 3600_000;
+      w.closeIdle(new Map(PARTITIONS.map((p) => [p, 3600_000])));
+      take();
+      w.persisted(inflight, new Map());
+      for (const c of inflight) current(c.pair, c.minute)!.state = 'written';
+      inflight = [];
+      check(3000);
+      expect(w.openMinutes()).to.equal(0);
+      for (const p of PARTITIONS) expect(w.commitPoint(p, nextOffset.get(p)!)).to.equal(nextOffset.get(p));
+    });
+  }
 });
 
 describe('event time', () => {
