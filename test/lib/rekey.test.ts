@@ -12,6 +12,7 @@ import { silentLogger } from '../../lib/log.ts';
 import { batches, rekeyTable, spareOf, tableShape, type Rekey } from '../../lib/rekey.ts';
 import { MARKET_REKEYS } from '../../schemas/clickhouse/005_market_pair_order.ts';
 import { MARKET_REPARTITIONS } from '../../schemas/clickhouse/006_market_day_partitions.ts';
+import { KEEP_HIGHEST, keepHighestMark } from '../../schemas/clickhouse/009_rollup_marks_keep_highest.ts';
 import { uniq } from '../support/helpers.ts';
 import { testStack } from '../support/stack.ts';
 
@@ -210,5 +211,57 @@ describe('migration modules', () => {
     } finally {
       await ch().command('DELETE FROM schema_migrations WHERE version IN (901, 902)');
     }
+  });
+});
+
+describe('rollup marks that keep the highest mark (migration 009)', () => {
+  const ch = () => testStack().service.deps.ch;
+  let table: string;
+  before(() => {
+    table = uniq('marks_t');
+  });
+  after(async () => {
+    for (const t of [table, `${table}__highest`]) await ch().command('DROP TABLE IF EXISTS {t:Identifier} SYNC', { t });
+  });
+  const engine = async (t: string) =>
+    (await ch().query<{ engine_full: string }>('SELECT engine_full FROM system.tables WHERE database = currentDatabase() AND name = {t:String}', { t }))[0]?.engine_full;
+  const highest = (t: string) =>
+    ch().query<{ source: string; through: string }>('SELECT source, toString(max(through)) AS through FROM {t:Identifier} GROUP BY source ORDER BY source', { t });
+
+  it("moves a table of 007's engine to one whose merges keep each source's highest mark, once", async () => {
+    // As 007 made it: a merge keeps the latest-written row, here a lower mark.
+    await ch().command(
+      `CREATE TABLE {t:Identifier} (source LowCardinality(String), through DateTime('UTC'), written_at DateTime64(3, 'UTC'))
+       ENGINE = ReplacingMergeTree(written_at) ORDER BY source`,
+      { t: table },
+    );
+    // Not merged before the migration copies it (a merge of 007's engine loses the highest mark
+    // here, which nothing can bring back). SYSTEM takes no bound names; uniq() makes a word.
+    await ch().command(`SYSTEM STOP MERGES ${table}`);
+    const row = (source: string, through: string, writtenAt: string) => ({ source, through, written_at: writtenAt });
+    await ch().insert(table, [row('a', '2026-01-06 10:00:00', '2026-01-06 10:03:00.000'), row('b', '2026-01-06 11:00:00', '2026-01-06 11:03:00.000')]);
+    await ch().insert(table, [row('a', '2026-01-06 09:00:00', '2026-01-06 10:04:00.000')]);
+    const want = [
+      { source: 'a', through: '2026-01-06 10:00:00' },
+      { source: 'b', through: '2026-01-06 11:00:00' },
+    ];
+
+    expect(await keepHighestMark(ch(), silentLogger, table)).to.equal(true);
+    expect(await engine(table)).to.satisfy((e: string) => e.startsWith(KEEP_HIGHEST));
+    expect(await highest(table)).to.deep.equal(want);
+    // The same lower mark written later again, then merged: the highest stands.
+    await ch().insert(table, [row('a', '2026-01-06 09:00:00', '2026-01-06 10:05:00.000')]);
+    await ch().command('OPTIMIZE TABLE {t:Identifier} FINAL', { t: table });
+    expect(await highest(table)).to.deep.equal(want);
+
+    // A run cut short after the swap left the old table as the spare: the next only drops it.
+    await ch().command(`CREATE TABLE {t:Identifier} (n UInt8) ENGINE = MergeTree ORDER BY n`, { t: `${table}__highest` });
+    expect(await keepHighestMark(ch(), silentLogger, table)).to.equal(false);
+    expect(await engine(`${table}__highest`)).to.equal(undefined);
+    expect(await highest(table)).to.deep.equal(want);
+  });
+
+  it('has given the service\'s own rollup_marks that engine', async () => {
+    expect(await engine('rollup_marks')).to.satisfy((e: string) => e.startsWith(KEEP_HIGHEST));
   });
 });
