@@ -4,11 +4,11 @@
 // processor whose clock is behind, a clock set back) stood once the parts were merged.
 // Readers would then plan with that step's open-hour rows, which lack the late minutes
 // rolled into later steps' rows since (008), until the mark is an hour old. Versioned by
-// `through`, a merge keeps what readers read. The engine cannot be ALTERed:
-// the highest mark of each source is copied into a table of the new engine and the two are
-// swapped in one step (EXCHANGE TABLES); a crash before the swap leaves the table as it
-// was, after it the next run only drops the old one. Migrations run before anything writes
-// marks (ops/service.ts).
+// `through`, a merge keeps what readers read. The engine cannot be ALTERed: the highest
+// mark of each source is copied into a table of the new engine and the two are swapped in
+// one step (EXCHANGE TABLES); a crash before the swap leaves the table as it was, after it
+// the next run only drops the old one. Migrations run before anything writes marks
+// (ops/service.ts).
 import type { ClickHouse } from '../../lib/clickhouse.ts';
 import type { Logger } from '../../lib/log.ts';
 
