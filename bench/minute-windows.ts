@@ -11,7 +11,7 @@
 // The sizes run in turns, --rounds times each; the figures are the median CPU time of a
 // simulated second per part, and the ratio of the larger size to the baseline.
 import { MinuteWindows, type Accumulator } from '../processors/shell/minute-windows.ts';
-import { flags, machine, positiveInt, printTable, say, type Figure } from './common.ts';
+import { flags, machine, percentile, positiveInt, printTable, say, type Figure } from './common.ts';
 
 const NAME = 'bench:windows';
 const opt = flags(
@@ -101,10 +101,7 @@ function run(pairs: number): Parts {
   return parts;
 }
 
-const median = (xs: number[]): number => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)]!;
-};
+const median = (xs: number[]): number => percentile(xs, 50);
 const mean = (xs: number[]): number => xs.reduce((a, b) => a + b, 0) / xs.length;
 
 say(NAME, `machine: ${machine()}`);

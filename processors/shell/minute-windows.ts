@@ -23,17 +23,14 @@ export interface ClosedMinute<Row> {
   /** Minute start, epoch ms. */
   minute: number;
   row: Row;
-  /** First offset per partition of the messages in it (for the commit point). */
-  firstOffsets: Map<number, bigint>;
-  /** Released once the minute is written (or dropped): the commit point may then pass it. */
-  holds: readonly Hold[];
+  /** Per partition, the first offset of the messages in it: the commit point stays at or
+   * before it until the minute is written (or dropped), and the hold is then released. */
+  holds: ReadonlyMap<number, Hold>;
 }
 
 interface OpenMinute<Acc> {
   acc: Acc;
-  firstOffsets: Map<number, bigint>;
-  /** What keeps the commit point at or before those offsets until the minute is written. */
-  holds: Hold[];
+  holds: Map<number, Hold>;
 }
 
 /** A minute's first offset in one partition, standing until the minute is written or dropped. */
@@ -92,6 +89,8 @@ interface PairState<Acc> {
   lastClosed: number;
   lastPersisted: number;
   lastArrival: number;
+  /** Judged a replayed recording at its newest message: a member of MinuteWindows.historical. */
+  replaying: boolean;
   /** The partitions that fed it, each with its read time (see closeIdle) at the pair's last message from it. */
   partitions: Map<number, number>;
   open: Map<number, OpenMinute<Acc>>;
@@ -151,7 +150,7 @@ export class MinuteWindows<In, Row, Acc extends Accumulator<In, Row>> {
     let state = this.pairs.get(k);
     if (!state) {
       const persisted = this.persistedClosed.get(k) ?? -Infinity;
-      state = { exchange, pair, series, watermark: -Infinity, lastClosed: persisted, lastPersisted: persisted, lastArrival: 0, partitions: new Map(), open: new Map() };
+      state = { exchange, pair, series, watermark: -Infinity, lastClosed: persisted, lastPersisted: persisted, lastArrival: 0, replaying: false, partitions: new Map(), open: new Map() };
       this.pairs.set(k, state);
     }
     const minute = Math.floor(ts / MINUTE) * MINUTE;
@@ -165,18 +164,14 @@ export class MinuteWindows<In, Row, Acc extends Accumulator<In, Row>> {
     }
     let open = state.open.get(minute);
     if (!open) {
-      open = { acc: this.opts.create(), firstOffsets: new Map(), holds: [] };
+      open = { acc: this.opts.create(), holds: new Map() };
       state.open.set(minute, open);
       this.open++;
       let pairs = this.byMinute.get(minute);
       if (!pairs) this.byMinute.set(minute, (pairs = new Set()));
       pairs.add(state);
     }
-    if (!open.firstOffsets.has(partition)) {
-      const o = BigInt(offset);
-      open.firstOffsets.set(partition, o);
-      open.holds.push(this.holdsOf(partition).hold(o));
-    }
+    if (!open.holds.has(partition)) open.holds.set(partition, this.holdsOf(partition).hold(BigInt(offset)));
     open.acc.add(input, ts);
     state.partitions.set(partition, this.readMs.get(partition) ?? 0);
     state.lastArrival = this.now();
@@ -185,9 +180,15 @@ export class MinuteWindows<In, Row, Acc extends Accumulator<In, Row>> {
       // close() deletes only the entry being visited, which a Map iteration allows.
       for (const m of state.open.keys()) if (m + MINUTE + this.opts.latenessMs <= state.watermark) this.close(state, m);
     }
-    if (state.watermark < state.lastArrival - this.opts.latenessMs) this.historical.add(state);
-    else this.historical.delete(state);
+    const replaying = state.watermark < state.lastArrival - this.opts.latenessMs;
+    if (replaying !== state.replaying) this.setReplaying(state, replaying);
     return ACCEPTED;
+  }
+
+  private setReplaying(state: PairState<Acc>, replaying: boolean): void {
+    state.replaying = replaying;
+    if (replaying) this.historical.add(state);
+    else this.historical.delete(state);
   }
 
   private holdsOf(partition: number): OffsetHolds {
@@ -227,21 +228,21 @@ export class MinuteWindows<In, Row, Acc extends Accumulator<In, Row>> {
       if (state.open.size > 0 && quietFor(state) < idleHistorical) continue;
       for (const m of [...state.open.keys()].sort((a, b) => a - b)) this.close(state, m);
       // Its next message judges it again (accept); until then it has nothing to close.
-      this.historical.delete(state);
+      this.setReplaying(state, false);
     }
     const due: number[] = [];
     for (const m of this.byMinute.keys()) if (m + MINUTE + this.opts.latenessMs <= now) due.push(m);
     due.sort((a, b) => a - b);
     for (const m of due) {
       // close() takes the pair out of this set, which its iteration allows.
-      for (const state of this.byMinute.get(m) ?? []) if (!this.historical.has(state)) this.close(state, m);
+      for (const state of this.byMinute.get(m) ?? []) if (!state.replaying) this.close(state, m);
     }
   }
 
   private close(state: PairState<Acc>, minute: number): void {
     const open = state.open.get(minute)!;
     this.drop(state, minute);
-    const closed: ClosedMinute<Row> = { exchange: state.exchange, pair: state.pair, series: state.series, minute, row: open.acc.row(), firstOffsets: open.firstOffsets, holds: open.holds };
+    const closed: ClosedMinute<Row> = { exchange: state.exchange, pair: state.pair, series: state.series, minute, row: open.acc.row(), holds: open.holds };
     this.pending.push(closed);
     this.unpersisted.push(closed);
     state.lastClosed = Math.max(state.lastClosed, minute);
@@ -264,7 +265,7 @@ export class MinuteWindows<In, Row, Acc extends Accumulator<In, Row>> {
       if (state.partitions.has(partition)) {
         dropped.add(k);
         this.pairs.delete(k);
-        this.historical.delete(state);
+        this.setReplaying(state, false);
         for (const [m, open] of state.open) {
           release(open.holds);
           this.drop(state, m);
@@ -323,8 +324,8 @@ export class MinuteWindows<In, Row, Acc extends Accumulator<In, Row>> {
   }
 }
 
-function release(holds: readonly Hold[]): void {
-  for (const h of holds) h.released = true;
+function release(holds: ReadonlyMap<number, Hold>): void {
+  for (const h of holds.values()) h.released = true;
 }
 
 const key = (exchange: string, pair: string, series: string) => `${exchange}\u0000${pair}\u0000${series}`;
