@@ -11,18 +11,22 @@
 // them again at both sizes side by side, which resolves a few per cent where HTTP cannot.
 // With --pairs equal to --baseline-pairs it measures the baseline against itself: the
 // ratios two runs of one size differ by, against which the sizes' ratios are read.
+// With --interleave yes, each round runs both sizes at once, idle, their timed requests in
+// turns one at a time (bench/lockstep.ts): the machine's slow minutes, which decided whole
+// rounds of runs in turns, fall on both sides alike.
 //
 // A window reads the open hour from minute rows after the market families' mark, which
 // moves every ten minutes (OPEN_STEP_MS), so a run costs more the later in a step it asks:
 // each run starts `--align` seconds after a step of the clock, so both sizes ask at the
 // same offsets from their mark (docs/benchmarks.md, "The open hour rolled up every ten
 // minutes").
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { OPEN_STEP_MS } from '../domain/market/repositories/rollup-marks.ts';
 import { check, flags, fmtMs, percentile, positiveInt, printTable, say, sleep, startRun, type Figure } from './common.ts';
+import { LockstepCoordinator } from './lockstep.ts';
 import { STATEMENTS_FILE } from './statements.ts';
 
 const NAME = 'bench:api-scale';
@@ -38,6 +42,10 @@ const opt = flags(
     'ingesting-seconds': { default: '65', help: "bench:api's --ingesting-seconds" },
     data: { default: '', help: 'keep both sizes\' history in this folder and reuse it in a later run (default: a temporary folder, removed at the end)' },
     align: { default: '30', help: 'start each run this many seconds after a ten-minute step of the clock ("no": at once)' },
+    interleave: {
+      default: 'no',
+      help: '"yes": both sizes\' services up at once, idle, their timed requests in turns one at a time (bench/lockstep.ts), so the machine\'s slow minutes fall on both; the idle phase only',
+    },
     'engine-runs': { default: '100', help: 'then run the statements round 1 recorded at both sizes again, in turns, this many times each (bench:engine-scale; 0: not)' },
   },
   'bench:api at two sizes in turns, each series pooled over the rounds, with the ratio of the larger size to the baseline',
@@ -49,6 +57,7 @@ const ROUNDS = positiveInt('rounds', opt.rounds);
 const ENGINE_RUNS = opt['engine-runs'] === '0' ? 0 : positiveInt('engine-runs', opt['engine-runs']);
 const ALIGN_MS = opt.align === 'no' ? undefined : Number(opt.align) * 1000;
 if (ALIGN_MS !== undefined && !(ALIGN_MS >= 0 && ALIGN_MS < OPEN_STEP_MS)) throw new Error(`--align: seconds after a step, 0 to ${OPEN_STEP_MS / 1000 - 1}, or "no"`);
+const INTERLEAVE = opt.interleave === 'yes';
 /** A regular user's answers may grow by this much (issue 18, item 2). */
 const USER_GOAL = 1.1;
 
@@ -56,27 +65,28 @@ const USER_GOAL = 1.1;
 interface RunSamples {
   pairs: number;
   series: { phase: 'idle' | 'ingesting'; query: string; http: number[]; bare: number[] }[];
-  ingest: { books: number; trades: number; machineCores: number; serviceCores: number };
+  /** Absent when the run timed the idle phase only. */
+  ingest?: { books: number; trades: number; machineCores: number; serviceCores: number };
 }
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const SCRIPTS = { 'bench:api': path.join(here, 'api.ts'), 'bench:engine-scale': path.join(here, 'engine-scale.ts') };
 
-/** The child benchmark running now, and its end. */
-let current: Promise<void> | undefined;
-let stopCurrent: (() => void) | undefined;
+/** The child benchmarks running now (two at once when interleaved), and their ends. */
+const running = new Map<ChildProcess, Promise<void>>();
 
 /** A benchmark as a child process (bench:api: its own service, on the broker and registry this run started). */
-function child(bench: keyof typeof SCRIPTS, label: string, args: string[]): Promise<void> {
+function start(bench: keyof typeof SCRIPTS, label: string, args: string[], opts: { ipc?: boolean } = {}): { proc: ChildProcess; done: Promise<void> } {
   say(NAME, `${label}: ${bench} ${args.join(' ')}`);
-  current = new Promise((resolve, reject) => {
-    const c = spawn(process.execPath, ['--import', 'tsx', SCRIPTS[bench], ...args], { stdio: 'inherit' });
-    stopCurrent = () => c.kill('SIGINT');
-    c.once('error', reject);
-    c.once('exit', (code, signal) => (code === 0 ? resolve() : reject(new Error(`${bench} ${label} ended with ${signal ?? `code ${code}`}`))));
-  });
-  return current;
+  const proc = spawn(process.execPath, ['--import', 'tsx', SCRIPTS[bench], ...args], { stdio: opts.ipc ? ['inherit', 'inherit', 'inherit', 'ipc'] : 'inherit' });
+  const done = new Promise<void>((resolve, reject) => {
+    proc.once('error', reject);
+    proc.once('exit', (code, signal) => (code === 0 ? resolve() : reject(new Error(`${bench} ${label} ended with ${signal ?? `code ${code}`}`))));
+  }).finally(() => running.delete(proc));
+  running.set(proc, done);
+  return { proc, done };
 }
+const child = (bench: keyof typeof SCRIPTS, label: string, args: string[]) => start(bench, label, args).done;
 const benchApi = (label: string, args: string[]) => child('bench:api', label, args);
 
 /** Waits for the next instant ALIGN_MS after a step of the marks. */
@@ -92,37 +102,66 @@ async function alignToStep(): Promise<void> {
 const run = await startRun(NAME);
 // Stopped (Ctrl-C, SIGTERM), the run's bench:api cleans up first: it uses the broker this one stops.
 run.onCleanup(async () => {
-  stopCurrent?.();
-  await current?.catch(() => undefined);
+  for (const proc of running.keys()) proc.kill('SIGINT');
+  await Promise.allSettled(running.values());
 });
 const home = opt.data ? path.resolve(opt.data) : run.tmpDir;
-const folder = (pairs: number) => path.join(home, `p${pairs}-d${DAYS}`);
+// By side, not by size: the baseline against itself (--pairs equal to --baseline-pairs)
+// measures what two runs of the same size differ by, the floor a ratio is read against.
+const sides = [
+  { side: 0, pairs: BASELINE },
+  { side: 1, pairs: PAIRS },
+] as const;
+type Side = (typeof sides)[number];
+/** A side's history. Interleaved, one size against itself needs a second copy: one engine per folder. */
+const folder = ({ side, pairs }: Side) => path.join(home, `p${pairs}-d${DAYS}${INTERLEAVE && side === 1 && PAIRS === BASELINE ? '-twin' : ''}`);
 const common = ['--days', String(DAYS), '--series-seconds', opt['series-seconds'], '--ingesting-seconds', opt['ingesting-seconds'], ...(opt.only ? ['--only', opt.only] : [])];
+const label = (round: number, { side, pairs }: Side) => `round ${round} of ${ROUNDS}, ${pairs} pairs${side === 0 ? ' (baseline)' : ''}`;
+
+/** bench:api's arguments for a side's run in a round; round 1 records the statements each series ran, for bench:engine-scale. */
+function runArgs(round: number, s: Side): { file: string; args: string[] } {
+  const file = path.join(run.tmpDir, `samples-${s.side}-${s.pairs}-${round}.json`);
+  const statements = path.join(folder(s), STATEMENTS_FILE);
+  if (round === 1) fs.rmSync(statements, { force: true });
+  const record = round === 1 && ENGINE_RUNS > 0 ? ['--dump-sql', statements] : [];
+  return { file, args: ['--pairs', String(s.pairs), '--keep-data', folder(s), '--samples-json', file, ...record, ...common] };
+}
+const samplesOf = (file: string) => JSON.parse(fs.readFileSync(file, 'utf8')) as RunSamples;
+
+/** Both sides at once, idle, their timed requests in turns; the side going first alternates by round. */
+async function interleaved(round: number): Promise<[RunSamples, RunSamples]> {
+  const [a, b] = sides.map((s) => {
+    const { file, args } = runArgs(round, s);
+    return { file, ...start('bench:api', `${label(round, s)}, in turns`, [...args, '--phases', 'idle', '--lockstep', 'yes'], { ipc: true }) };
+  }) as [{ file: string; proc: ChildProcess; done: Promise<void> }, { file: string; proc: ChildProcess; done: Promise<void> }];
+  const coordinator = new LockstepCoordinator([a.proc, b.proc], round % 2 === 1 ? 0 : 1);
+  await Promise.race([Promise.all([a.done, b.done]), coordinator.broken]);
+  return [samplesOf(a.file), samplesOf(b.file)];
+}
+
 try {
-  for (const pairs of new Set([BASELINE, PAIRS])) await benchApi(`loading ${pairs} pairs`, ['--pairs', String(pairs), '--days', String(DAYS), '--keep-data', folder(pairs), '--load-only', 'yes']);
-  // By side, not by size: the baseline against itself (--pairs equal to --baseline-pairs)
-  // measures what two runs of the same size differ by, the floor a ratio is read against.
+  const loads = new Map(sides.map((s) => [folder(s), s.pairs]));
+  for (const [dir, pairs] of loads) await benchApi(`loading ${pairs} pairs`, ['--pairs', String(pairs), '--days', String(DAYS), '--keep-data', dir, '--load-only', 'yes']);
   const runs: [RunSamples[], RunSamples[]] = [[], []];
-  const sides = [
-    { side: 0, pairs: BASELINE },
-    { side: 1, pairs: PAIRS },
-  ] as const;
   for (let round = 1; round <= ROUNDS; round++) {
+    if (INTERLEAVE) {
+      const [base, large] = await interleaved(round);
+      runs[0].push(base);
+      runs[1].push(large);
+      continue;
+    }
     const order = round % 2 === 1 ? sides : ([sides[1], sides[0]] as const);
-    for (const { side, pairs } of order) {
-      const file = path.join(run.tmpDir, `samples-${side}-${pairs}-${round}.json`);
-      // Round 1 records the statements each series ran, for bench:engine-scale.
-      const statements = path.join(folder(pairs), STATEMENTS_FILE);
-      if (round === 1) fs.rmSync(statements, { force: true });
-      const record = round === 1 && ENGINE_RUNS > 0 ? ['--dump-sql', statements] : [];
+    for (const s of order) {
+      const { file, args } = runArgs(round, s);
       await alignToStep();
-      await benchApi(`round ${round} of ${ROUNDS}, ${pairs} pairs${side === 0 ? ' (baseline)' : ''}`, ['--pairs', String(pairs), '--keep-data', folder(pairs), '--samples-json', file, ...record, ...common]);
-      runs[side].push(JSON.parse(fs.readFileSync(file, 'utf8')) as RunSamples);
+      await benchApi(label(round, s), args);
+      runs[s.side].push(samplesOf(file));
     }
   }
-  printTable(`bench:api-scale — ${PAIRS} against ${BASELINE} pairs, ${DAYS} day(s), ${ROUNDS} rounds, ${new Date().toISOString()}`, figures(runs[0], runs[1]));
+  const how = INTERLEAVE ? 'interleaved, idle' : 'in turns';
+  printTable(`bench:api-scale — ${PAIRS} against ${BASELINE} pairs, ${DAYS} day(s), ${ROUNDS} rounds ${how}, ${new Date().toISOString()}`, figures(runs[0], runs[1]));
   if (ENGINE_RUNS > 0) {
-    await child('bench:engine-scale', 'the recorded statements in turns', ['--baseline', folder(BASELINE), '--data', folder(PAIRS), '--only', opt.only || 'user (', '--runs', String(ENGINE_RUNS)]);
+    await child('bench:engine-scale', 'the recorded statements in turns', ['--baseline', folder(sides[0]), '--data', folder(sides[1]), '--only', opt.only || 'user (', '--runs', String(ENGINE_RUNS)]);
   }
 } catch (e) {
   say(NAME, `failed: ${(e as Error).stack ?? String(e)}`);
@@ -151,7 +190,9 @@ function figures(base: RunSamples[], big: RunSamples[]): Figure[] {
       result: check(ratio(95) <= limit),
     });
   }
-  const mean = (runs: RunSamples[], f: (r: RunSamples) => number) => runs.reduce((n, r) => n + f(r), 0) / runs.length;
+  // Interleaved runs are idle only.
+  if (!base.every((r) => r.ingest) || !big.every((r) => r.ingest)) return out;
+  const mean = (runs: RunSamples[], f: (r: Required<RunSamples>) => number) => runs.reduce((n, r) => n + f(r as Required<RunSamples>), 0) / runs.length;
   const books = [mean(base, (r) => r.ingest.books), mean(big, (r) => r.ingest.books)] as const;
   out.push({
     figure: `ingest while the requests ran: snapshots/s at ${BASELINE} and ${PAIRS} pairs (mean of rounds); cores busy, machine (service)`,

@@ -35,6 +35,7 @@ import { book, derivative, trade } from '../domain/market/families/index.ts';
 import { Rollups } from '../domain/market/repositories/rollups.ts';
 import { writeMinutes } from './market-history.ts';
 import { runStatements, writeStatements, type Captured } from './statements.ts';
+import { LockstepChild } from './lockstep.ts';
 import { ORDERBOOK_GROUP } from '../processors/orderbook/processor.ts';
 import { TRADES_GROUP } from '../processors/trades/processor.ts';
 import { API_CLICKHOUSE, startService, type Service } from '../ops/service.ts';
@@ -82,6 +83,7 @@ const opt = flags(
     'dump-sql': { default: '', help: 'write the SQL each endpoint ran, with its bound values, to this JSON file (to EXPLAIN or time it by hand)' },
     explain: { default: 'no', help: '"yes": print the parts, rows and marks each recorded statement reads (EXPLAIN ESTIMATE), per series and phase' },
     'samples-json': { default: '', help: 'write every series\' timings and the ingest figures to this JSON file (bench/api-scale.ts compares two sizes from them)' },
+    lockstep: { default: 'no', help: '"yes": time the idle phase\'s requests in turns with another run, as its parent says (bench:api-scale --interleave; bench/lockstep.ts)' },
   },
   'p50/p95 of summary, leaderboard and spread uptime over HTTP, for staff (all pairs) and a regular user (100 assets), against the bare query, idle and while ingesting',
 );
@@ -100,6 +102,8 @@ const LOAD_CONNECTIONS = positiveInt('load-connections', opt['load-connections']
 const SERIES_MS = positiveInt('series-seconds', opt['series-seconds']) * 1000;
 const MIN_REQUESTS = Math.min(5, REQUESTS);
 const INGESTING_MS = positiveInt('ingesting-seconds', opt['ingesting-seconds']) * 1000;
+const LOCKSTEP = opt.lockstep === 'yes';
+if (LOCKSTEP && opt.phases !== 'idle') throw new Error('--lockstep yes: with --phases idle (two runs ingesting at once would share one machine\'s feed work)');
 
 const GOAL_P95_MS = 250;
 
@@ -269,9 +273,10 @@ async function main(r: BenchRun): Promise<Figure[]> {
   r.onCleanup(() => client.stop());
 
   const results = new Map<string, Series>();
+  const lockstep = LOCKSTEP ? new LockstepChild() : undefined;
   const measure = async (phase: Phase) => {
     for (const q of SELECTED) {
-      const s = await series(service, client, tokens[q.as], bare, recorder, q, phase);
+      const s = await series(service, client, tokens[q.as], bare, recorder, q, phase, lockstep);
       results.set(`${phase}:${q.name}`, s);
     }
   };
@@ -737,7 +742,11 @@ async function explain(bare: ClickHouse, name: string, queries: Captured[]): Pro
   }
 }
 
-async function series(service: Service, client: HttpClient, token: string, bare: ClickHouse, recorder: QueryRecorder, q: QuerySpec, phase: Phase): Promise<Series> {
+async function series(service: Service, client: HttpClient, token: string, bare: ClickHouse, recorder: QueryRecorder, q: QuerySpec, phase: Phase, lockstep?: LockstepChild): Promise<Series> {
+  // In turns with another run (--lockstep): both runs' warm-ups end before either's timed
+  // requests start, and each timed request (bare run and HTTP) waits for this run's turn.
+  const barrier = (step: string) => lockstep?.barrier(`${phase} ${sizeFree(q.name)}: ${step}`);
+  await barrier('start');
   // One untimed request records the SQL the endpoint runs (after those that fill the
   // caches, so it is the SQL of a repeated request); then the warm-up.
   const empty = () => {
@@ -765,6 +774,7 @@ async function series(service: Service, client: HttpClient, token: string, bare:
   }
   const s: Series = { http: [], bare: [], bytes: 0, rows: first.rows, written: 0, loopDelay: { p99: 0, max: 0 } };
   const rowsBefore = await minuteRows(bare);
+  await barrier('timed');
   const loop = monitorEventLoopDelay({ resolution: 5 });
   loop.enable();
   const turns: Turn[] = [];
@@ -774,9 +784,13 @@ async function series(service: Service, client: HttpClient, token: string, bare:
   const started = performance.now();
   // While ingesting, a series lasts at least INGESTING_MS: minutes close (rows, then
   // rollups) once a minute, and a shorter series could fall between two closes.
+  // In turns, both runs time the same count: a time budget would end them unevenly.
   const more = (i: number) =>
-    (i < REQUESTS && (i < MIN_REQUESTS || performance.now() - started < SERIES_MS)) || (phase === 'ingesting' && performance.now() - started < INGESTING_MS);
+    lockstep
+      ? i < REQUESTS
+      : (i < REQUESTS && (i < MIN_REQUESTS || performance.now() - started < SERIES_MS)) || (phase === 'ingesting' && performance.now() - started < INGESTING_MS);
   for (let i = 0; more(i); i++) {
+    await lockstep?.turn();
     const b = await runStatements(bare, queries);
     s.bare.push(b.ms);
     if (q.cold) empty();
@@ -789,6 +803,7 @@ async function series(service: Service, client: HttpClient, token: string, bare:
   s.loopDelay = { p99: loop.percentile(99) / 1e6, max: loop.max / 1e6 };
   s.line = lineFigures(turns);
   s.written = (await minuteRows(bare)) - rowsBefore;
+  await barrier('end');
   say(
     NAME,
     `  ${phase.padEnd(9)} ${q.name} (${s.http.length} requests): HTTP p50 ${fmtMs(percentile(s.http, 50))} p95 ${fmtMs(percentile(s.http, 95))}; bare p50 ${fmtMs(percentile(s.bare, 50))} p95 ${fmtMs(percentile(s.bare, 95))}; ${fmtInt(s.rows)} rows, ${(s.bytes / 2 ** 20).toFixed(1)} MiB; ${fmtInt(s.written)} book minute rows written meanwhile; event-loop delay p99 ${fmtMs(s.loopDelay.p99)}, max ${fmtMs(s.loopDelay.max)}${fmtLine(s.line)}`,
@@ -796,9 +811,9 @@ async function series(service: Service, client: HttpClient, token: string, bare:
   return s;
 }
 
-/** Staff's series name holds the pair count; without it, runs at two sizes line up. */
+/** A series' name holds its pair count (and below 300 pairs, the user's assets); without them, runs at two sizes line up. */
 function sizeFree(name: string): string {
-  return name.replace(/\(all \d+ pairs\)/, '(all pairs)');
+  return name.replace(/\(all \d+ pairs\)/, '(all pairs)').replace(/\(\d+ assets, \d+ pairs\)/, '(its assets)');
 }
 
 /** What one run measured, as bench/api-scale.ts reads it (api-scale.ts: RunSamples). */
