@@ -40,6 +40,20 @@ export class ReferenceRepository {
     return rows.map((r) => ({ ...r, id: Number(r.id) }));
   }
 
+  /**
+   * A stamp of the tables the reference lists are read from (REFERENCE_LIST_TABLES): their
+   * active parts. Every insert, merge or mutation makes new parts, so an equal stamp means
+   * the same rows, and reading it costs the same at any count of pairs.
+   */
+  async listsStamp(): Promise<string> {
+    const rows = await this.ch.query<{ stamp: string }>(
+      `SELECT concat(toString(count()), ':', toString(sum(cityHash64(table, name)))) AS stamp
+       FROM system.parts WHERE database = currentDatabase() AND active AND table IN {tables:Array(String)}`,
+      { tables: [...REFERENCE_LIST_TABLES] },
+    );
+    return rows[0]?.stamp ?? '';
+  }
+
   /** Organizations' Telegram chats (fixture `telegram_chat_id`), of those that have one. */
   async telegramChats(): Promise<Map<string, string>> {
     const rows = await this.ch.query<{ slug: string; chat: string }>("SELECT slug, telegram_chat_id AS chat FROM organizations FINAL WHERE telegram_chat_id != ''");
@@ -66,6 +80,9 @@ export class ReferenceRepository {
   }
 }
 
+/** The tables ReferenceSnapshot reads its lists from. */
+export const REFERENCE_LIST_TABLES = ['assets', 'exchanges', 'pairs', 'organizations', 'coverage'] as const;
+
 export interface ReferenceLists {
   assets: readonly Asset[];
   exchanges: readonly Exchange[];
@@ -83,16 +100,32 @@ export interface ReferenceLists {
  * query. A fixture load through this process drops them at once (invalidate); other API
  * processes on the same ClickHouse server see a load within the maximum age. The lists are
  * frozen: callers share them.
+ *
+ * A refresh reads the tables' stamp first and the lists only when it changed, so unchanged
+ * lists keep their identity, and what is computed from them (each caller's scope) is kept
+ * too. Reading every row every 2 s cost more at every count of pairs, on the requests' line
+ * of statements (docs/benchmarks.md, "Both sizes at once").
  */
 export class ReferenceSnapshot {
   private readonly reads: SharedReads<'lists', ReferenceLists>;
+  /** The lists last read, with the stamp read just before them. */
+  private kept: { stamp: string; lists: ReferenceLists } | undefined;
+  private generation = 0;
 
   constructor(repo: ReferenceRepository, opts: Partial<SharedReadsOptions> = {}) {
     const freeze = <T extends object>(rows: T[]): readonly T[] => Object.freeze(rows.map((r) => Object.freeze(r)));
     this.reads = new SharedReads(
       async () => {
+        const generation = this.generation;
+        // The stamp before the rows: a write landing between them changes the next stamp,
+        // so rows are never kept under a stamp newer than they are. Without a stamp (a
+        // server user who may not read system.parts), every refresh reads the rows.
+        const stamp = await repo.listsStamp().catch(() => undefined);
+        if (stamp !== undefined && this.kept?.stamp === stamp) return this.kept.lists;
         const [assets, exchanges, pairs, organizations, coverage] = await Promise.all([repo.assets(), repo.exchanges(), repo.pairs(), repo.organizations(), repo.coverage()]);
-        return { assets: freeze(assets), exchanges: freeze(exchanges), pairs: freeze(pairs), organizations: freeze(organizations), coverage: freeze(coverage) };
+        const lists = { assets: freeze(assets), exchanges: freeze(exchanges), pairs: freeze(pairs), organizations: freeze(organizations), coverage: freeze(coverage) };
+        if (generation === this.generation) this.kept = stamp === undefined ? undefined : { stamp, lists };
+        return lists;
       },
       { ...SHARED_READS, ...opts },
     );
@@ -103,6 +136,8 @@ export class ReferenceSnapshot {
   }
 
   invalidate(): void {
+    this.generation++;
+    this.kept = undefined;
     this.reads.invalidate();
   }
 }

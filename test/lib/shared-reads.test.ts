@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { SharedReads } from '../../lib/shared-reads.ts';
+import { REFERENCE_LIST_TABLES, ReferenceRepository, ReferenceSnapshot } from '../../domain/reference/repository.ts';
 import { call, login, seed, world } from '../support/helpers.ts';
 import { testStack } from '../support/stack.ts';
 
@@ -117,6 +118,31 @@ describe('what the service shares between requests', () => {
     await seed(other.fixture);
     const { pairs } = await deps.referenceLists.lists();
     expect(pairs.some((p) => p.exchange === other.ex)).to.equal(true);
+  });
+
+  it('reference lists: a refresh with nothing written keeps them, reading only their tables\' stamp; a write reads them again', async () => {
+    const { ch } = testStack().service.deps;
+    // No merge may start between the reads below (a merge changes the stamp): each table in one part.
+    for (const table of REFERENCE_LIST_TABLES) await ch.command('OPTIMIZE TABLE {table:Identifier} FINAL', { table });
+    let reads = 0;
+    const repo = new (class extends ReferenceRepository {
+      override pairs() {
+        reads++;
+        return super.pairs();
+      }
+    })(ch);
+    // Every call a refresh: nothing is served from the shared read itself.
+    const snapshot = new ReferenceSnapshot(repo, { refreshAfterMs: 0, maxAgeMs: 0 });
+    const first = await snapshot.lists();
+    const second = await snapshot.lists();
+    expect(second).to.equal(first);
+    expect(reads).to.equal(1);
+    const other = world();
+    await seed(other.fixture);
+    const third = await snapshot.lists();
+    expect(reads).to.equal(2);
+    expect(third).to.not.equal(first);
+    expect(third.pairs.some((p) => p.exchange === other.ex)).to.equal(true);
   });
 
   it('reference lists are frozen: callers share them', async () => {
