@@ -67,12 +67,40 @@ export function createKafka(config: Pick<Config, 'kafkaBrokers'>, clientId: stri
   });
 }
 
-/** Creates every topic and its .dlq twin that does not exist yet; returns the created ones. */
-export async function ensureTopics(admin: Admin, config: Pick<Config, 'topicPrefix'>): Promise<string[]> {
+/** Creates every topic and its .dlq twin that does not exist yet, and waits for their leaders; returns the created ones. */
+export async function ensureTopics(admin: Admin, config: Pick<Config, 'topicPrefix'>, timeoutMs = 30_000): Promise<string[]> {
   const existing = new Set(await admin.listTopics());
   const missing = topicConfigs(config).filter((t) => !existing.has(t.topic));
-  if (missing.length > 0) await admin.createTopics({ topics: missing, waitForLeaders: true });
+  if (missing.length === 0) return [];
+  await admin.createTopics({ topics: missing, waitForLeaders: false });
+  await waitForLeaders(admin, missing.map((t) => t.topic), timeoutMs);
   return missing.map((t) => t.topic);
+}
+
+/** What the broker answers about a topic created a moment ago, before its leaders are known everywhere. */
+const SETTLING = new Set(['UNKNOWN_TOPIC_OR_PARTITION', 'LEADER_NOT_AVAILABLE']);
+
+/**
+ * Waits until every partition of the topics has a leader. kafkajs' own wait (createTopics
+ * with waitForLeaders) gives up when the broker answers that it does not host a topic it
+ * has just created, which a KRaft broker did for two services starting at once.
+ */
+async function waitForLeaders(admin: Admin, topics: string[], timeoutMs: number): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      // Every topic's metadata: asked by name, a topic the broker does not know yet is an
+      // error that kafkajs logs as one, at every start.
+      const wanted = new Set(topics);
+      const found = (await admin.fetchTopicMetadata()).topics.filter((t) => wanted.has(t.name));
+      if (found.length === topics.length && found.every((t) => t.partitions.length > 0 && t.partitions.every((p) => p.leader >= 0))) return;
+    } catch (e) {
+      const type = (e as { type?: string; originalError?: { type?: string } }).type ?? (e as { originalError?: { type?: string } }).originalError?.type;
+      if (!type || !SETTLING.has(type)) throw e;
+    }
+    if (Date.now() > end) throw new Error(`Kafka: topics ${topics.join(', ')} still without a leader after ${timeoutMs / 1000} s`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
 }
 
 /** What a consumer counts of its messages, as the admin status shows it. */

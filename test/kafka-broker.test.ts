@@ -7,6 +7,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Kafka, logLevel, Partitioners, type Admin, type Consumer, type EachBatchPayload } from 'kafkajs';
+import { ensureTopics, topicConfigs } from '../lib/kafka.ts';
 import { kafkaAnswers, startKafka, type KafkaProcess } from '../ops/kafka.ts';
 import { waitFor as waitUntil } from './support/helpers.ts';
 
@@ -189,5 +190,22 @@ describe('Kafka broker (ops/kafka.ts) with kafkajs', function () {
     }
     // The controller acknowledges a deletion before every broker's metadata drops the topic.
     await waitUntil('the deleted topic gone from the metadata', async () => !(await admin.listTopics()).includes(topic));
+  });
+
+  it("creates the topic catalogue for three services starting at once (ensureTopics), each partition with a leader, and creates nothing the second time", async function () {
+    const prefixes = [0, 1, 2].map((i) => `kafka-broker-test-${Date.now().toString(36)}${i}.`);
+    try {
+      const created = await Promise.all(prefixes.map((topicPrefix) => ensureTopics(admin, { topicPrefix })));
+      for (const [i, topicPrefix] of prefixes.entries()) {
+        const catalogue = topicConfigs({ topicPrefix }).map((t) => t.topic);
+        expect(created[i]).to.have.members(catalogue);
+        const { topics } = await admin.fetchTopicMetadata({ topics: catalogue });
+        for (const t of topics) expect(t.partitions.every((p) => p.leader >= 0), t.name).to.equal(true);
+      }
+      expect(await ensureTopics(admin, { topicPrefix: prefixes[0]! })).to.deep.equal([]);
+    } finally {
+      const mine = (await admin.listTopics()).filter((t) => prefixes.some((p) => t.startsWith(p)));
+      await admin.deleteTopics({ topics: mine });
+    }
   });
 });
