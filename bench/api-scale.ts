@@ -38,6 +38,7 @@ const opt = flags(
     days: { default: '2', help: 'days of minute history loaded at each size' },
     rounds: { default: '2', help: 'runs at each size, in turns' },
     only: { default: '', help: "the series to time, as bench:api's --only (default: all)" },
+    phases: { default: 'idle,ingesting', help: "bench:api's --phases, in turns (interleaved runs time the idle phase only)" },
     'series-seconds': { default: '30', help: "bench:api's --series-seconds" },
     'ingesting-seconds': { default: '65', help: "bench:api's --ingesting-seconds" },
     data: { default: '', help: 'keep both sizes\' history in this folder and reuse it in a later run (default: a temporary folder, removed at the end)' },
@@ -58,6 +59,7 @@ const ENGINE_RUNS = opt['engine-runs'] === '0' ? 0 : positiveInt('engine-runs', 
 const ALIGN_MS = opt.align === 'no' ? undefined : Number(opt.align) * 1000;
 if (ALIGN_MS !== undefined && !(ALIGN_MS >= 0 && ALIGN_MS < OPEN_STEP_MS)) throw new Error(`--align: seconds after a step, 0 to ${OPEN_STEP_MS / 1000 - 1}, or "no"`);
 const INTERLEAVE = opt.interleave === 'yes';
+if (INTERLEAVE && opt.phases !== 'idle,ingesting' && opt.phases !== 'idle') throw new Error('--interleave yes times the idle phase only');
 /** A regular user's answers may grow by this much (issue 18, item 2). */
 const USER_GOAL = 1.1;
 
@@ -141,7 +143,15 @@ async function interleaved(round: number): Promise<[RunSamples, RunSamples]> {
 
 try {
   const loads = new Map(sides.map((s) => [folder(s), s.pairs]));
+  const twin = folder(sides[1]) !== folder(sides[0]) && PAIRS === BASELINE ? folder(sides[1]) : undefined;
+  if (twin) loads.delete(twin);
   for (const [dir, pairs] of loads) await benchApi(`loading ${pairs} pairs`, ['--pairs', String(pairs), '--days', String(DAYS), '--keep-data', dir, '--load-only', 'yes']);
+  // One size against itself, at once: the second engine gets a copy of the first's folder,
+  // the same rows and parts, so the two sides differ by nothing but their process.
+  if (twin && !fs.existsSync(twin)) {
+    say(NAME, `copying ${folder(sides[0])} to ${twin}`);
+    fs.cpSync(folder(sides[0]), twin, { recursive: true });
+  }
   const runs: [RunSamples[], RunSamples[]] = [[], []];
   for (let round = 1; round <= ROUNDS; round++) {
     if (INTERLEAVE) {
@@ -154,7 +164,7 @@ try {
     for (const s of order) {
       const { file, args } = runArgs(round, s);
       await alignToStep();
-      await benchApi(label(round, s), args);
+      await benchApi(label(round, s), [...args, '--phases', opt.phases]);
       runs[s.side].push(samplesOf(file));
     }
   }
