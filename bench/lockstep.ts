@@ -50,11 +50,6 @@ export class LockstepChild {
       process.send!(m);
     });
   }
-
-  /** Lets the process exit: the channel would hold it open. */
-  close(): void {
-    process.disconnect?.();
-  }
 }
 
 /**

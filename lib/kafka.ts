@@ -87,11 +87,11 @@ const SETTLING = new Set(['UNKNOWN_TOPIC_OR_PARTITION', 'LEADER_NOT_AVAILABLE'])
  */
 async function waitForLeaders(admin: Admin, topics: string[], timeoutMs: number): Promise<void> {
   const end = Date.now() + timeoutMs;
+  const wanted = new Set(topics);
   for (;;) {
     try {
       // Every topic's metadata: asked by name, a topic the broker does not know yet is an
       // error that kafkajs logs as one, at every start.
-      const wanted = new Set(topics);
       const found = (await admin.fetchTopicMetadata()).topics.filter((t) => wanted.has(t.name));
       if (found.length === topics.length && found.every((t) => t.partitions.length > 0 && t.partitions.every((p) => p.leader >= 0))) return;
     } catch (e) {
