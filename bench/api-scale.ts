@@ -147,9 +147,11 @@ try {
   if (twin) loads.delete(twin);
   for (const [dir, pairs] of loads) await benchApi(`loading ${pairs} pairs`, ['--pairs', String(pairs), '--days', String(DAYS), '--keep-data', dir, '--load-only', 'yes']);
   // One size against itself, at once: the second engine gets a copy of the first's folder,
-  // the same rows and parts, so the two sides differ by nothing but their process.
-  if (twin && !fs.existsSync(twin)) {
+  // the same rows and parts, so the two sides differ by nothing but their process (made
+  // anew each time: the first folder changes with every run on it).
+  if (twin) {
     say(NAME, `copying ${folder(sides[0])} to ${twin}`);
+    fs.rmSync(twin, { recursive: true, force: true });
     fs.cpSync(folder(sides[0]), twin, { recursive: true });
   }
   const runs: [RunSamples[], RunSamples[]] = [[], []];
