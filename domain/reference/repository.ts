@@ -110,21 +110,20 @@ export class ReferenceSnapshot {
   private readonly reads: SharedReads<'lists', ReferenceLists>;
   /** The lists last read, with the stamp read just before them. */
   private kept: { stamp: string; lists: ReferenceLists } | undefined;
-  private generation = 0;
 
   constructor(repo: ReferenceRepository, opts: Partial<SharedReadsOptions> = {}) {
     const freeze = <T extends object>(rows: T[]): readonly T[] => Object.freeze(rows.map((r) => Object.freeze(r)));
     this.reads = new SharedReads(
       async () => {
-        const generation = this.generation;
-        // The stamp before the rows: a write landing between them changes the next stamp,
-        // so rows are never kept under a stamp newer than they are. Without a stamp (a
+        // The stamp before the rows: a write landing between them (a fixture load, also one
+        // that invalidates meanwhile) changes the next stamp, so rows are never kept under a
+        // stamp newer than they are. Without a stamp (a
         // server user who may not read system.parts), every refresh reads the rows.
         const stamp = await repo.listsStamp().catch(() => undefined);
         if (stamp !== undefined && this.kept?.stamp === stamp) return this.kept.lists;
         const [assets, exchanges, pairs, organizations, coverage] = await Promise.all([repo.assets(), repo.exchanges(), repo.pairs(), repo.organizations(), repo.coverage()]);
         const lists = { assets: freeze(assets), exchanges: freeze(exchanges), pairs: freeze(pairs), organizations: freeze(organizations), coverage: freeze(coverage) };
-        if (generation === this.generation) this.kept = stamp === undefined ? undefined : { stamp, lists };
+        this.kept = stamp === undefined ? undefined : { stamp, lists };
         return lists;
       },
       { ...SHARED_READS, ...opts },
@@ -136,7 +135,6 @@ export class ReferenceSnapshot {
   }
 
   invalidate(): void {
-    this.generation++;
     this.kept = undefined;
     this.reads.invalidate();
   }

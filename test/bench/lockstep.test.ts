@@ -32,6 +32,15 @@ function pair(first: 0 | 1) {
   return { a, b, c, log };
 }
 
+/** As pair, both runs past the barrier before their timed requests, the log emptied. */
+function timed(first: 0 | 1) {
+  const p = pair(first);
+  p.a.ask({ lockstep: 'barrier', name: 'timed' });
+  p.b.ask({ lockstep: 'barrier', name: 'timed' });
+  p.log.length = 0;
+  return p;
+}
+
 describe('bench lockstep coordinator', () => {
   it('releases a barrier only when both runs have reached it', () => {
     const { a, b, log } = pair(0);
@@ -42,10 +51,7 @@ describe('bench lockstep coordinator', () => {
   });
 
   it('grants turns one at a time, strictly alternating, the first side first whoever asks first', () => {
-    const { a, b, log } = pair(1);
-    a.ask({ lockstep: 'barrier', name: 'timed' });
-    b.ask({ lockstep: 'barrier', name: 'timed' });
-    log.length = 0;
+    const { a, b, log } = timed(1);
     a.ask({ lockstep: 'turn' });
     expect(log, 'a waits for b, who goes first').to.deep.equal([]);
     b.ask({ lockstep: 'turn' });
@@ -58,10 +64,7 @@ describe('bench lockstep coordinator', () => {
   });
 
   it('lets one run finish its turns alone once the other waits at the next barrier', () => {
-    const { a, b, log } = pair(0);
-    a.ask({ lockstep: 'barrier', name: 'timed' });
-    b.ask({ lockstep: 'barrier', name: 'timed' });
-    log.length = 0;
+    const { a, b, log } = timed(0);
     a.ask({ lockstep: 'turn' });
     b.ask({ lockstep: 'turn' });
     a.ask({ lockstep: 'barrier', name: 'end' }); // a timed one request, b more
