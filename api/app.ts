@@ -3,9 +3,11 @@
 import Router from '@koa/router';
 import Koa from 'koa';
 import fs from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { koaBody } from 'koa-body';
 import type { ApiDeps } from './deps.ts';
 import { HttpError, MESSAGES, methodNotAllowed, NOT_FOUND_PAGE, badRequest } from './http/errors.ts';
+import { webApp } from './http/web-app.ts';
 import { adminRoutes } from './resources/admin/routes.ts';
 import { apiKeyRoutes } from './resources/api-keys/routes.ts';
 import { authRoutes } from './resources/auth/routes.ts';
@@ -74,6 +76,8 @@ export function createApp(deps: ApiDeps): Koa {
       deps.log.debug('request', { method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round(performance.now() - started) });
     }
   });
+  // The web app's files (web/dist, built by ops/web-build.ts) at /app/.
+  app.use(webApp(fileURLToPath(new URL('../web/dist', import.meta.url))));
   app.use(
     koaBody({
       json: true,

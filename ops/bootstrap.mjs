@@ -26,7 +26,10 @@ const COMMANDS = {
   'bench:load': ['bench/load.ts'],
   'bench:insert': ['bench/insert-encoding.ts'],
   'bench:windows': ['bench/minute-windows.ts'],
+  'bench:web': ['bench/web.ts'],
 };
+// Commands that drive Debian's Chromium (the web app's browser tests, its benchmark).
+const BROWSER_COMMANDS = new Set(['test', 'demo', 'bench:web']);
 
 function has(cmd) {
   return spawnSync('sh', ['-c', `command -v ${cmd}`], { stdio: 'ignore' }).status === 0;
@@ -41,11 +44,13 @@ function run(cmd, args, opts = {}) {
 }
 
 function ensureSystemPackages() {
-  // What the stack runs besides Node: a JRE and Maven for Kafka, redis-server for Redis.
+  // What the stack runs besides Node: a JRE and Maven for Kafka, redis-server for Redis,
+  // Chromium for the commands that drive a browser.
   const wanted = [
     ['java', 'openjdk-17-jre-headless'],
     ['mvn', 'maven'],
     ['redis-server', 'redis-server'],
+    ...(BROWSER_COMMANDS.has(name) ? [['chromium', 'chromium']] : []),
   ].filter(([cmd]) => !has(cmd));
   if (wanted.length === 0) return;
   const pkgs = wanted.map(([, pkg]) => pkg);

@@ -12,6 +12,7 @@ import { createKafka } from '../../lib/kafka.ts';
 import type { FixtureFile } from '../../schemas/index.ts';
 import { ensureKafka, ensureRedis, ensureSchemaRegistry, stopAll, type Started } from '../infra.ts';
 import { startService, type Service } from '../service.ts';
+import { ensureWebBuild } from '../web-build.ts';
 import { boot, fail, onShutdown } from './run.ts';
 
 const FIXTURE = fileURLToPath(new URL('../demo/fixture.json', import.meta.url));
@@ -27,6 +28,7 @@ onShutdown(log, async () => {
 
 try {
   log.info('starting the demo stack', { data_dir: config.dataDir });
+  await ensureWebBuild(log);
   started.push(await ensureRedis(config, log));
   started.push(await ensureKafka(config, log));
   started.push(await ensureSchemaRegistry(config, log));
@@ -66,6 +68,7 @@ function printBanner(url: string, fixture: FixtureFile): void {
   const lines = [
     '',
     '==================================================================',
+    ` Web app: ${url}/app/  (sign in with an account below)`,
     ` API listening at ${url}`,
     '',
     ' Demo accounts (all with the password shown):',

@@ -1,0 +1,61 @@
+// WebAuthn's JSON form (what the API sends and takes) to and from the browser's binary
+// form: base64url strings become ArrayBuffers on the way in and back on the way out.
+const toBytes = (s: string): Uint8Array<ArrayBuffer> => {
+  const b64 = s.replace(/-/g, '+').replace(/_/g, '/') + '==='.slice((s.length + 3) % 4);
+  return Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
+};
+const toText = (b: ArrayBuffer | null): string | null => {
+  if (!b) return null;
+  let s = '';
+  for (const byte of new Uint8Array(b)) s += String.fromCharCode(byte);
+  return btoa(s).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+};
+
+interface CredentialRef {
+  id: string;
+  type: 'public-key';
+  transports?: AuthenticatorTransport[];
+}
+type Json = Record<string, unknown>;
+
+const credentialRefs = (list: unknown): PublicKeyCredentialDescriptor[] | undefined =>
+  Array.isArray(list) ? (list as CredentialRef[]).map((c) => ({ ...c, id: toBytes(c.id) })) : undefined;
+
+export function requestOptions(json: Json): PublicKeyCredentialRequestOptions {
+  return { ...(json as object), challenge: toBytes(json.challenge as string), allowCredentials: credentialRefs(json.allowCredentials) } as PublicKeyCredentialRequestOptions;
+}
+
+export function creationOptions(json: Json): PublicKeyCredentialCreationOptions {
+  const user = json.user as Json;
+  return {
+    ...(json as object),
+    challenge: toBytes(json.challenge as string),
+    user: { ...user, id: toBytes(user.id as string) },
+    excludeCredentials: credentialRefs(json.excludeCredentials),
+    // The rest (rp, pubKeyCredParams, ...) is in the API's JSON as WebAuthn defines it.
+  } as unknown as PublicKeyCredentialCreationOptions;
+}
+
+/**
+ * The credential as WebAuthn's JSON. The OpenAPI document types `credential` as an object
+ * with no fields listed, hence the type the client expects for it.
+ */
+export function credentialJson(c: PublicKeyCredential): Record<string, never> {
+  const r = c.response;
+  const response: Json = { clientDataJSON: toText(r.clientDataJSON) };
+  if (r instanceof AuthenticatorAssertionResponse) {
+    Object.assign(response, { authenticatorData: toText(r.authenticatorData), signature: toText(r.signature), userHandle: toText(r.userHandle) ?? undefined });
+  } else if (r instanceof AuthenticatorAttestationResponse) {
+    Object.assign(response, { attestationObject: toText(r.attestationObject), transports: r.getTransports?.() ?? [] });
+  }
+  return {
+    id: c.id,
+    rawId: toText(c.rawId),
+    type: c.type,
+    response,
+    clientExtensionResults: c.getClientExtensionResults(),
+    authenticatorAttachment: c.authenticatorAttachment ?? undefined,
+  } as unknown as Record<string, never>;
+}
+
+export const passkeysSupported = (): boolean => typeof window.PublicKeyCredential === 'function' && !!navigator.credentials;

@@ -1,0 +1,34 @@
+import { useState } from 'react';
+import { saveCsv } from '../api/csv';
+
+type Answer = Promise<{ data?: unknown; error?: unknown; response: Response }>;
+
+/** Downloads the API's CSV for the parameters the table or chart was drawn with. */
+export function CsvButton({ label, filename, load }: { label: string; filename: string; load: () => Answer }) {
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  return (
+    <span className="csv">
+      <button
+        type="button"
+        className="secondary"
+        disabled={busy}
+        aria-label={`Download CSV: ${label}`}
+        onClick={async () => {
+          setBusy(true);
+          setError(null);
+          try {
+            await saveCsv(load(), filename);
+          } catch (e) {
+            setError((e as Error).message);
+          } finally {
+            setBusy(false);
+          }
+        }}
+      >
+        CSV
+      </button>
+      {error && <span role="alert" className="error">{error}</span>}
+    </span>
+  );
+}

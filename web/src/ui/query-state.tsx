@@ -1,0 +1,23 @@
+import type { UseQueryResult } from '@tanstack/react-query';
+import type { ReactNode } from 'react';
+
+/** Loading and error states of one query, in the API's words; the content once there is data. */
+export function QueryState<T>({ query, empty, children }: { query: UseQueryResult<T>; empty?: (data: T) => boolean; children: (data: T) => ReactNode }) {
+  if (query.isPending) return <p className="muted" role="status">Loading…</p>;
+  if (query.isError) return <p role="alert" className="error">{query.error.message}</p>;
+  if (empty?.(query.data)) return <p className="muted">No data for these parameters.</p>;
+  return <>{children(query.data)}</>;
+}
+
+export function Panel({ title, actions, children, wide }: { title: string; actions?: ReactNode; children: ReactNode; wide?: boolean }) {
+  const id = `panel-${title.toLowerCase().replace(/[^a-z0-9]+/g, '-')}`;
+  return (
+    <section className={wide ? 'panel wide' : 'panel'} aria-labelledby={id}>
+      <header>
+        <h2 id={id}>{title}</h2>
+        {actions}
+      </header>
+      {children}
+    </section>
+  );
+}

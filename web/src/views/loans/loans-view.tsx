@@ -1,0 +1,3 @@
+export default function LoansView() {
+  return <p className="muted">This view is not built yet.</p>;
+}

@@ -1,0 +1,82 @@
+// The Markets view's server state: one query per endpoint and parameter set, kept in
+// TanStack Query's cache (refreshed every 15 s while shown).
+import { useQueries, useQuery } from '@tanstack/react-query';
+import { api, rowsOf, str, unwrap, type Row } from '../../api/client';
+import { windowQuery, type MarketParams } from './params';
+
+export const spreadUptimeQuery = (p: MarketParams) => ({ assets: p.asset, interval: p.interval, bps: String(p.level), ...windowQuery(p) });
+export const depthUptimeQuery = (p: MarketParams) => ({ assets: p.asset, interval: p.interval, bps: String(p.level), amounts: String(p.amount), ...windowQuery(p) });
+export const summaryQuery = (p: MarketParams) => ({ assets: p.asset, bps: String(p.level), ...windowQuery(p) });
+export const regionalQuery = (p: MarketParams) => ({ assets: p.asset, interval: 'a' as const, ...windowQuery(p) });
+
+export function useSpreadUptime(p: MarketParams) {
+  const query = spreadUptimeQuery(p);
+  return useQuery({ queryKey: ['uptime/spread', query], queryFn: async () => rowsOf(unwrap(await api.GET('/v2/metrics/uptime/spread/', { params: { query } }))), enabled: !!p.asset });
+}
+
+export function useDepthUptime(p: MarketParams) {
+  const query = depthUptimeQuery(p);
+  return useQuery({ queryKey: ['uptime/depth', query], queryFn: async () => rowsOf(unwrap(await api.GET('/v2/metrics/uptime/depth/', { params: { query } }))), enabled: !!p.asset });
+}
+
+export function useSummary(p: MarketParams) {
+  const query = summaryQuery(p);
+  return useQuery({ queryKey: ['summary', query], queryFn: async () => rowsOf(unwrap(await api.GET('/v2/metrics/summary/', { params: { query } }))), enabled: !!p.asset });
+}
+
+export interface RegionalAsset {
+  total_volume: number;
+  regions: Record<string, { volume: number; percentage: number }>;
+  exchanges: Record<string, { region: string; volume: number; percentage: number }>;
+}
+
+export function useRegional(p: MarketParams) {
+  const query = regionalQuery(p);
+  return useQuery({
+    queryKey: ['volume/regional', query],
+    queryFn: async () => {
+      const data = unwrap(await api.GET('/v2/metrics/volume/regional/', { params: { query } })) as Record<string, RegionalAsset>;
+      return data[p.asset] ?? null;
+    },
+    enabled: !!p.asset,
+  });
+}
+
+export interface Span {
+  start: string;
+  /** undefined: up to the window's end ("now" for a lookback). */
+  end?: string;
+}
+
+/** At most this many buckets are asked of the summary for the depth and volume over time. */
+export const MAX_SPANS = 24;
+
+/**
+ * The buckets of the spread-uptime answer (the API's own bucket starts for these parameters)
+ * as spans for the summary, merged into at most MAX_SPANS. The summary answers one window
+ * at a time, so depth and volume over time are one summary answer per span.
+ */
+export function spansOf(rows: Row[], p: MarketParams): Span[] {
+  const starts = [...new Set(rows.map((r) => str(r, 'timestamp')).filter(Boolean))].sort((a, b) => Date.parse(a) - Date.parse(b));
+  if (starts.length === 0) return [];
+  const step = Math.ceil(starts.length / MAX_SPANS);
+  const picked = starts.filter((_, i) => i % step === 0);
+  const end = p.mode === 'range' && p.end ? p.end : undefined;
+  return picked.map((start, i) => ({ start, end: picked[i + 1] ?? end }));
+}
+
+export function useSummaryPerSpan(p: MarketParams, spans: Span[]) {
+  return useQueries({
+    queries: spans.map((s) => {
+      const query = { assets: p.asset, bps: String(p.level), time_start: s.start, ...(s.end ? { time_end: s.end } : {}) };
+      const sealed = !!s.end && Date.parse(s.end) < Date.now() - 10 * 60_000;
+      return {
+        queryKey: ['summary', query],
+        queryFn: async () => rowsOf(unwrap(await api.GET('/v2/metrics/summary/', { params: { query } }))),
+        // A span that ended a while ago does not change: asked once.
+        staleTime: sealed ? Infinity : 10_000,
+        refetchInterval: sealed ? (false as const) : 15_000,
+      };
+    }),
+  });
+}
