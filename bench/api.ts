@@ -15,7 +15,7 @@
 import { Redis } from 'ioredis';
 import { fork } from 'node:child_process';
 import http from 'node:http';
-import { Partitioners, type Kafka } from 'kafkajs';
+import type { Kafka } from 'kafkajs';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -27,7 +27,7 @@ import type { ClickHouseSettings } from '@clickhouse/client';
 import { openClickHouse, watchStatementLine, type ClickHouse, type Params } from '../lib/clickhouse.ts';
 import type { Turn } from '../lib/statement-queue.ts';
 import type { Config } from '../lib/config.ts';
-import { createKafka, dlqTopicName, topicName } from '../lib/kafka.ts';
+import { createProducer, createKafka, dlqTopicName, topicName } from '../lib/kafka.ts';
 import { deleteSubjects } from '../lib/schema-registry.ts';
 import { createLogger } from '../lib/log.ts';
 import { DERIVATIVES_GROUP } from '../processors/derivatives/processor.ts';
@@ -417,7 +417,7 @@ async function runFeed(spec: FeedSpec): Promise<void> {
   const config = { topicPrefix: spec.topicPrefix };
   const kafka = createKafka({ kafkaBrokers: spec.brokers }, 'mm-bench-feed', createLogger('warn', 'bench:api.feed'));
   const market = new SyntheticMarket(spec.pairs);
-  const producer = kafka.producer({ allowAutoTopicCreation: false, createPartitioner: Partitioners.DefaultPartitioner });
+  const producer = createProducer(kafka);
   await producer.connect();
   const key = (m: { exchange: string; pair: string }) => `${m.exchange}:${m.pair}`;
   const { slices, sliceMs } = feedSlices(spec.intervalMs);

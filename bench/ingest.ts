@@ -16,11 +16,11 @@
 // of its allowed lateness until it is queryable in ClickHouse (its minute row, and its hour
 // row where windows read one: before the processors' mark).
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { Partitioners, type Kafka } from 'kafkajs';
+import type { Kafka } from 'kafkajs';
 import { openClickHouse } from '../lib/clickhouse.ts';
 import type { Config } from '../lib/config.ts';
 import { loadFixture } from '../domain/reference/fixtures.ts';
-import { createKafka, ensureTopics, topicName } from '../lib/kafka.ts';
+import { createProducer, createKafka, ensureTopics, topicName } from '../lib/kafka.ts';
 import { deleteSubjects, openSchemaRegistry, registerTopicSchemas, type Registry } from '../lib/schema-registry.ts';
 import { bundledSchema, type SchemaTopic } from '../schemas/topic-schemas.ts';
 import { migrate } from '../lib/migrate.ts';
@@ -228,9 +228,9 @@ function registerOrderBook(registry: Registry, c: Config, r: BenchRun): Promise<
   return registerTopicSchemas(registry, c, r.log, new Map([['md.orderbook', bundledSchema('md.orderbook')]]));
 }
 
-/** Sends n snapshots, a few sends in flight; prints progress. With `framing`, each value is Confluent-framed by the registry client. */
+/** Sends n snapshots, a few sends queued (the producer sends them in turn); prints progress. With `framing`, each value is Confluent-framed by the registry client. */
 async function produce(kafka: Kafka, c: Config, world: BenchWorld, levels: number, n: number, framing?: { registry: Registry; id: number }): Promise<{ bytes: number; produceMs: number }> {
-  const producer = kafka.producer({ allowAutoTopicCreation: false, createPartitioner: Partitioners.DefaultPartitioner });
+  const producer = createProducer(kafka);
   await producer.connect();
   const gen = new BookGenerator(world.pairs, levels);
   const topic = topicName(c, 'md.orderbook');
@@ -402,7 +402,7 @@ async function freshness(kafka: Kafka, c: Config, world: BenchWorld, r: BenchRun
   const ingestCh = openClickHouse(c, 'ingest-live', INGEST_CLICKHOUSE);
   const probe = openClickHouse(c, 'bench-probe-live');
   const consumer = orderBookConsumer(kafka, { config: c, ch, registry: { client: registry.client, schemaIds: await registerOrderBook(registry, c, r) }, known: new KnownPairs(new ReferenceRepository(ingestCh), Date.now), rates: new QuoteRates(), log, now: Date.now });
-  const producer = kafka.producer({ allowAutoTopicCreation: false, createPartitioner: Partitioners.DefaultPartitioner });
+  const producer = createProducer(kafka);
   let timer: NodeJS.Timeout | undefined;
   let stopped = false;
   const stop = async () => {

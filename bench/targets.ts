@@ -7,9 +7,8 @@
 // hours of it; the targets are gb targets, one per pair and metric, a tenth of them limited
 // to a session; every run evaluates the next minute, and its status changes go to
 // targets.events through the service's publisher.
-import { Partitioners } from 'kafkajs';
 import { openClickHouse } from '../lib/clickhouse.ts';
-import { createKafka, ensureTopics, topicName } from '../lib/kafka.ts';
+import { createProducer, createKafka, ensureTopics, topicName } from '../lib/kafka.ts';
 import { migrate } from '../lib/migrate.ts';
 import { frameHeader, openSchemaRegistry, registerTopicSchemas, deleteSubjects } from '../lib/schema-registry.ts';
 import { GB_METRICS } from '../domain/market/facts.ts';
@@ -63,7 +62,7 @@ async function main(r: BenchRun): Promise<Figure[]> {
   const ids = await registerTopicSchemas(registry, config, log);
   r.onCleanup(() => deleteSubjects(registry, config));
   r.onCleanup(() => deleteTopicsAndGroups(kafka, config, []));
-  const producer = kafka.producer({ allowAutoTopicCreation: false, createPartitioner: Partitioners.DefaultPartitioner });
+  const producer = createProducer(kafka);
   await producer.connect();
   r.onCleanup(() => producer.disconnect());
   const publisher = new KafkaEventPublisher(producer, topicName(config, 'targets.events'), frameHeader(ids.get('targets.events')!));

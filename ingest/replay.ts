@@ -8,9 +8,9 @@ import fs from 'node:fs';
 import readline from 'node:readline';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../lib/config.ts';
-import { createKafka, topicName } from '../lib/kafka.ts';
+import { createProducer, createKafka, topicName } from '../lib/kafka.ts';
 import { createLogger, type Logger } from '../lib/log.ts';
-import { Partitioners, type Kafka } from 'kafkajs';
+import type { Kafka } from 'kafkajs';
 import { openSchemaRegistry, registeredSchemaId, type Registry } from '../lib/schema-registry.ts';
 import { lineToMessage, type LineOptions } from './orderbook-lines.ts';
 
@@ -25,7 +25,7 @@ export interface ReplayOptions extends LineOptions {
 
 export async function replayFile(kafka: Kafka, opts: ReplayOptions): Promise<number> {
   const schemaId = opts.registry ? await registeredSchemaId(opts.registry, 'md.orderbook', `${opts.topic}-value`) : undefined;
-  const producer = kafka.producer({ allowAutoTopicCreation: false, createPartitioner: Partitioners.DefaultPartitioner });
+  const producer = createProducer(kafka);
   await producer.connect();
   const frame = async (value: string): Promise<string | Buffer> => {
     if (!opts.registry || schemaId === undefined) return value;

@@ -1,6 +1,6 @@
 // Kafka clients and the topic catalogue of addendum section 1. Topic names carry the
 // configured prefix, which is also how test runs keep to their own topics.
-import { Kafka, logLevel as KafkaLogLevel, type Admin, type ITopicConfig, type LogEntry, type Message, type Producer } from 'kafkajs';
+import { Kafka, logLevel as KafkaLogLevel, Partitioners, type Admin, type ITopicConfig, type LogEntry, type Message, type Producer, type ProducerBatch, type ProducerRecord, type RecordMetadata } from 'kafkajs';
 import type { Config } from './config.ts';
 import type { Logger } from './log.ts';
 
@@ -60,6 +60,8 @@ export function createKafka(config: Pick<Config, 'kafkaBrokers'>, clientId: stri
       // Per-request protocol errors ("Response ...") are retried by kafkajs itself; what
       // matters (crashes, give-ups) is logged by the consumer and producer.
       if (message.startsWith('Response ')) log.debug(message, fields);
+      // A producer's retries are bounded on purpose (see createProducer), which kafkajs warns of at each start.
+      else if (message.startsWith('Limiting retries for the idempotent producer')) log.debug(message, fields);
       else if (entry.level <= KafkaLogLevel.ERROR) log.error(message, fields);
       else log.warn(message, fields);
     },
@@ -137,4 +139,106 @@ export async function sendInParts(producer: Producer, topic: string, messages: r
     bytes += size;
   }
   if (part.length > 0) await send(part);
+}
+
+/**
+ * The one way the project makes a producer. Idempotent: each batch carries the producer's id
+ * and a sequence number per partition, so when kafkajs sends a batch again (a lost
+ * acknowledgement, a leader change, a restarted broker) the broker keeps the copy it already
+ * wrote and each message is written once. kafkajs then requires acks from all replicas and
+ * keeps one produce request in flight per broker.
+ *
+ * Its retries are the client's (createKafka: about 50 s), not kafkajs' unbounded default, so a
+ * send on a broker that stays away fails its caller and a stopping service is not held up.
+ */
+export function createProducer(kafka: Kafka): Producer {
+  return new IdempotentProducer(() =>
+    kafka.producer({ idempotent: true, maxInFlightRequests: 1, allowAutoTopicCreation: false, createPartitioner: Partitioners.DefaultPartitioner }),
+  );
+}
+
+/**
+ * Two rules kafkajs' idempotent producer leaves to its user. When a produce request fails,
+ * kafkajs takes its sequence numbers back, although the broker may have written the batch:
+ * - a send started meanwhile would take those numbers for other messages, so sends go one
+ *   after the other, each with its retries done before the next starts;
+ * - after a send that gave up, the broker would refuse the next batches as out of order, or
+ *   keep one of the same length as the duplicate of the lost one, so the next send goes
+ *   through a new producer, with a new id.
+ */
+class IdempotentProducer implements Producer {
+  private current: Producer;
+  private failed = false;
+  private closed = false;
+  private tail: Promise<unknown> = Promise.resolve();
+
+  constructor(private readonly make: () => Producer) {
+    this.current = make();
+  }
+
+  get events(): Producer['events'] {
+    return this.current.events;
+  }
+
+  connect(): Promise<void> {
+    this.closed = false;
+    return this.current.connect();
+  }
+
+  disconnect(): Promise<void> {
+    this.closed = true;
+    return this.current.disconnect();
+  }
+
+  isIdempotent(): boolean {
+    return true;
+  }
+
+  logger(): ReturnType<Producer['logger']> {
+    return this.current.logger();
+  }
+
+  /** Listeners belong to the producer in use when they are added (the project adds none). */
+  on: Producer['on'] = ((eventName: Parameters<Producer['on']>[0], listener: (event: never) => void) =>
+    (this.current.on as (e: typeof eventName, l: typeof listener) => ReturnType<Producer['on']>)(eventName, listener)) as Producer['on'];
+
+  transaction(): ReturnType<Producer['transaction']> {
+    return Promise.reject(new Error("the project's producers are idempotent, not transactional"));
+  }
+
+  send(record: ProducerRecord): Promise<RecordMetadata[]> {
+    return this.inTurn((p) => p.send(record));
+  }
+
+  sendBatch(batch: ProducerBatch): Promise<RecordMetadata[]> {
+    return this.inTurn((p) => p.sendBatch(batch));
+  }
+
+  private inTurn(op: (p: Producer) => Promise<RecordMetadata[]>): Promise<RecordMetadata[]> {
+    const run = this.tail.then(async () => {
+      if (this.failed && !this.closed) await this.renew();
+      try {
+        return await op(this.current);
+      } catch (e) {
+        this.failed = true;
+        throw e;
+      }
+    });
+    this.tail = run.catch(() => undefined);
+    return run;
+  }
+
+  private async renew(): Promise<void> {
+    const next = this.make();
+    try {
+      await next.connect();
+    } catch (e) {
+      await next.disconnect().catch(() => undefined);
+      throw e;
+    }
+    const old = this.current;
+    this.current = next;
+    this.failed = false;
+    await old.disconnect().catch(() => undefined);
+  }
 }

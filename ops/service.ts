@@ -17,7 +17,7 @@ import { connectReportedPublisher } from '../api/resources/reported-metrics/push
 import { ensureDatabase, openClickHouse } from '../lib/clickhouse.ts';
 import type { Config } from '../lib/config.ts';
 import { loadFixture } from '../domain/reference/fixtures.ts';
-import { createKafka, ensureTopics, topicName } from '../lib/kafka.ts';
+import { createProducer, createKafka, ensureTopics, topicName } from '../lib/kafka.ts';
 import type { Logger } from '../lib/log.ts';
 import { IdAllocator } from '../lib/ids.ts';
 import { migrate } from '../lib/migrate.ts';
@@ -49,7 +49,6 @@ import { rfqTelegramNotifier } from '../processors/rfq/notifier.ts';
 import { AgreementEventRelay } from '../processors/agreements/event-relay.ts';
 import { TargetRepository } from '../domain/targets/repository.ts';
 import { frameHeader } from '../lib/schema-registry.ts';
-import { Partitioners } from 'kafkajs';
 import { reportedConsumer } from '../processors/reported/processor.ts';
 import { RolledUp, RollupMarks } from '../domain/market/repositories/rollup-marks.ts';
 
@@ -228,7 +227,7 @@ export async function startService(config: Config, log: Logger, opts: ServiceOpt
   if (opts.evaluateTargets ?? opts.processors ?? true) {
     const ch = openClickHouse(config, 'targets', { ...INGEST_CLICKHOUSE, log: log.child('clickhouse') });
     connections.push(ch);
-    eventsProducer = kafka.producer({ allowAutoTopicCreation: false, createPartitioner: Partitioners.DefaultPartitioner });
+    eventsProducer = createProducer(kafka);
     await eventsProducer.connect();
     const events = new KafkaEventPublisher(eventsProducer, topicName(config, 'targets.events'), frameHeader(schemaIds.get('targets.events')!));
     evaluator = new TargetEvaluator({ ch, targets: new TargetRepository(ch), reference: new ReferenceRepository(ch), events, log: log.child('targets'), now, latenessMs: config.latenessMs, rolledUp: deps.rolledUp });

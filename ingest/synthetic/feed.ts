@@ -1,9 +1,9 @@
 // Sends the synthetic market to Kafka once a second per pair until stopped, as
 // Confluent-framed JSON: each value carries the registry id of its topic's schema. With
 // market makers, also their own orders and fills, and every half minute their reports.
-import { Partitioners, type Kafka } from 'kafkajs';
+import type { Kafka } from 'kafkajs';
 import type { Config } from '../../lib/config.ts';
-import { topicName } from '../../lib/kafka.ts';
+import { createProducer, topicName } from '../../lib/kafka.ts';
 import type { Logger } from '../../lib/log.ts';
 import { topicSchemaIds, type Registry } from '../../lib/schema-registry.ts';
 import type { ReportedMessage } from '../../schemas/index.ts';
@@ -36,7 +36,7 @@ export async function startSyntheticFeed(
   const ids = await topicSchemaIds(registry, config, ['md.orderbook', 'md.trades', 'md.derivatives', 'mm.orders', 'mm.fills'] as const);
   const encode = (topic: 'md.orderbook' | 'md.trades' | 'md.derivatives' | 'mm.orders' | 'mm.fills', messages: { exchange: string; pair: string }[]) =>
     Promise.all(messages.map(async (m) => ({ key: `${m.exchange}:${m.pair}`, value: await registry.client.encode(ids.get(topic)!, m) })));
-  const producer = kafka.producer({ allowAutoTopicCreation: false, createPartitioner: Partitioners.DefaultPartitioner });
+  const producer = createProducer(kafka);
   await producer.connect();
   let sent = 0;
   let busy = false;

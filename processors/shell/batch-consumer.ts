@@ -3,14 +3,14 @@
 // and writes what is ready on each flush (by size or every flush interval). Offsets are
 // committed only after the writes and dead-letter sends they cover were acknowledged, and
 // never past what the pipeline still needs to re-read after a crash (its commit point).
-import { Partitioners, type Consumer, type Kafka, type KafkaMessage, type Producer } from 'kafkajs';
+import type { Consumer, Kafka, KafkaMessage, Producer } from 'kafkajs';
 import { performance } from 'node:perf_hooks';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Logger } from '../../lib/log.ts';
 import { frameOf } from './decode-value.ts';
 import { noFaults, type Faults } from '../../lib/faults.ts';
 import type { Outcome } from './outcome.ts';
-import { sendInParts, type ConsumerStats } from '../../lib/kafka.ts';
+import { createProducer, sendInParts, type ConsumerStats } from '../../lib/kafka.ts';
 
 export interface Pipeline {
   process(message: KafkaMessage, partition: number): Outcome<void> | Promise<Outcome<void>>;
@@ -95,7 +95,7 @@ export class BatchConsumer {
   ) {
     this.name = opts.topic;
     this.consumer = kafka.consumer({ groupId: opts.groupId, sessionTimeout: 30_000, heartbeatInterval: 3_000, maxBytesPerPartition: FETCH_BYTES });
-    this.producer = kafka.producer({ allowAutoTopicCreation: false, createPartitioner: Partitioners.DefaultPartitioner });
+    this.producer = createProducer(kafka);
   }
 
   async start(): Promise<void> {

@@ -6,7 +6,7 @@
 // exchange and pair, its items together), stamped with the time of the request: the
 // processor (processors/reported/processor.ts) writes them with that time as their push
 // time, so the latest push of a key replaces the value.
-import { Partitioners, type Kafka, type Message, type Producer } from 'kafkajs';
+import type { Kafka, Message, Producer } from 'kafkajs';
 import type { Middleware } from 'koa';
 import type { User } from '../../../domain/accounts/users.ts';
 import { MM_METRICS } from '../../../domain/market/facts.ts';
@@ -14,7 +14,7 @@ import { MAX_ITEMS_PER_MESSAGE, REPORTED_INTERVAL_MS, REPORTED_INTERVALS, report
 import type { Organization } from '../../../domain/reference/repository.ts';
 import { organizationsOf, scopeOf } from '../../../domain/reference/visibility.ts';
 import type { Config } from '../../../lib/config.ts';
-import { sendInParts, topicName, type BaseTopic } from '../../../lib/kafka.ts';
+import { createProducer, sendInParts, topicName, type BaseTopic } from '../../../lib/kafka.ts';
 import { frameHeader } from '../../../lib/schema-registry.ts';
 import type { ReportedMessage } from '../../../schemas/index.ts';
 import { parseTimestamp } from '../../../schemas/timestamps.ts';
@@ -310,12 +310,11 @@ export async function connectReportedPublisher(
 ): Promise<ReportedMetricsPublisher> {
   const schemaId = registry.schemaIds.get('mm.reported');
   if (schemaId === undefined) throw new Error('the schema of mm.reported is not registered');
-  // Not idempotent, so requests' sends overlap (an idempotent kafkajs producer has one
-  // request in flight, which serialised every push behind the one before). A send retried
-  // after a lost acknowledgement may write a message twice: the copy carries the same key
-  // and push time, so the processor writes the same row again and nothing changes. Retries
-  // stay bounded: a send that gives up fails its request, which may be sent again as it is.
-  const producer = kafka.producer({ allowAutoTopicCreation: false, createPartitioner: Partitioners.DefaultPartitioner });
+  // Idempotent, as every producer (lib/kafka.ts): a send kafkajs retries is written once;
+  // requests' sends take turns, one produce request in flight. A send that gives up fails
+  // its request, which may be sent again as it is: the copy carries the same key and push
+  // time, so the processor writes the same row again and nothing changes.
+  const producer = createProducer(kafka);
   await producer.connect();
   return new KafkaReportedPublisher(producer, schemaId, topicName(config, 'mm.reported'));
 }
