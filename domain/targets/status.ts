@@ -31,3 +31,14 @@ export function nextStanding(s: Standing, met: boolean | null): Standing {
       return s.streak + 1 >= RECOVERY_EVALUATIONS ? { status: 'stable', streak: 0 } : { status: 'recovering', streak: s.streak + 1 };
   }
 }
+
+/**
+ * When a status change is dated in `updates`: when the evaluator decided it (its clock), never
+ * before the target was made nor before the change it follows. The minute evaluated can lie
+ * before the target's creation (a new target's first window is the trailing hour), and
+ * catching up decides several minutes at one moment; the minute stays on the evaluation and
+ * the event.
+ */
+export function changeDate(decidedAt: number, createdAt: number, updates: readonly { updated_at: number }[]): number {
+  return Math.max(decidedAt, createdAt, updates[updates.length - 1]?.updated_at ?? createdAt);
+}

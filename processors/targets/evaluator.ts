@@ -18,7 +18,7 @@ import type { ReferenceRepository } from '../../domain/reference/repository.ts';
 import { EvaluationRepository, type Evaluation, type PairKey, type StateRow } from '../../domain/targets/evaluations.ts';
 import type { TargetSession } from '../../domain/targets/facts.ts';
 import type { Target, TargetRepository } from '../../domain/targets/repository.ts';
-import { isMet, nextStanding } from '../../domain/targets/status.ts';
+import { changeDate, isMet, nextStanding } from '../../domain/targets/status.ts';
 import { gbValue, mmValue, type BookWindow, type TradeWindow, type TrustedWindow } from '../../domain/targets/values.ts';
 import type { ClickHouse } from '../../lib/clickhouse.ts';
 import type { Logger } from '../../lib/log.ts';
@@ -160,7 +160,7 @@ export class TargetEvaluator {
         const met = value === null ? null : isMet(value, scaled.effective_threshold, t.direction);
         const next = nextStanding({ status: t.status, streak: t.met_streak }, met);
         const changed = next.status !== t.status;
-        const updates = changed ? [...t.updates, { status: next.status, updated_at: minute }] : t.updates;
+        const updates = changed ? [...t.updates, { status: next.status, updated_at: changeDate(at, t.created_at, t.updates) }] : t.updates;
         evaluations.push({ id: t.id, minute, value, effective_threshold: scaled.effective_threshold, met, status: next.status });
         states.push({ id: t.id, status: next.status, updates, met_streak: next.streak, ...scaled });
         if (changed) {

@@ -6,7 +6,7 @@
 import { expect } from 'chai';
 import { TargetEvaluator, windowOf, scaling } from '../../processors/targets/evaluator.ts';
 import { KafkaEventPublisher } from '../../processors/targets/evaluator.ts';
-import { nextStanding } from '../../domain/targets/status.ts';
+import { changeDate, nextStanding } from '../../domain/targets/status.ts';
 import { TargetRepository, type Target } from '../../domain/targets/repository.ts';
 import { ReferenceRepository } from '../../domain/reference/repository.ts';
 import { frameHeader } from '../../lib/schema-registry.ts';
@@ -43,6 +43,15 @@ describe('target status machine and session windows', () => {
     // 21:00 EDT: the overnight (blue-ocean) session.
     const night = Date.UTC(2026, 5, 25, 1, 0);
     expect(windowOf('overnight', night)).to.deep.equal([[night - 3_600_000, night]]);
+  });
+
+  it('dates a status change when it was decided, never before the creation nor before the change it follows', () => {
+    const created = Date.UTC(2026, 5, 24, 22, 32, 10);
+    expect(changeDate(created + 5_000, created, [{ updated_at: created }])).to.equal(created + 5_000);
+    // A clock behind the one that made the target (or the evaluated minute's own time).
+    expect(changeDate(Date.UTC(2026, 5, 24, 22, 30), created, [{ updated_at: created }])).to.equal(created);
+    expect(changeDate(created + 1_000, created, [{ updated_at: created }, { updated_at: created + 9_000 }])).to.equal(created + 9_000);
+    expect(changeDate(created - 1, created, [])).to.equal(created);
   });
 
   it('scales the threshold by current / reference price in price mode', () => {
@@ -121,7 +130,12 @@ describe('target evaluator', function () {
 
   it('drives a target through every transition, keeping updates and one event per change', async () => {
     const { e, producer } = evaluator();
+    // The evaluated minutes lie hours before the targets were made; the evaluator decides
+    // each one a second after the last, from a minute after the creation on.
+    const created = (await mine()).find((t) => t.id === ids.spread)!.created_at;
+    const decidedAt = (m: number) => created + MINUTE + m * 1_000;
     const statusAt = async (m: number) => {
+      clock = decidedAt(m);
       await e.evaluateMinute(at(m));
       return (await mine()).find((t) => t.id === ids.spread)!.status;
     };
@@ -135,7 +149,9 @@ describe('target evaluator', function () {
     await producer.disconnect();
     const t = (await mine()).find((x) => x.id === ids.spread)!;
     expect(t.updates.map((u) => u.status)).to.deep.equal(['unchecked', 'stable', 'alert', 'recovering', 'alert', 'recovering', 'stable']);
-    expect(t.updates.slice(1).map((u) => u.updated_at)).to.deep.equal([60, 100, 194, 195, 255, 257].map(at));
+    // Each change dated when it was decided, not by the minute evaluated (hours before creation).
+    expect(t.updates[0]!.updated_at).to.equal(created);
+    expect(t.updates.slice(1).map((u) => u.updated_at)).to.deep.equal([60, 100, 194, 195, 255, 257].map(decidedAt));
     // Never met: unchecked -> alert once, then no more changes.
     expect((await mine()).find((x) => x.id === ids.never)!.updates.map((u) => u.status)).to.deep.equal(['unchecked', 'alert']);
     const mineEvents = events.filter((x) => x.target_id === ids.spread);
@@ -170,5 +186,28 @@ describe('target evaluator', function () {
     expect((await mine()).find((t) => t.id === ids.spread)!.updates.length).to.equal(before);
     await producer.disconnect();
     await restarted.producer.disconnect();
+  });
+
+  it("dates a new target's first change at its creation at the earliest, when the evaluated hour and the clock lie before it", async () => {
+    const r = await call<{ id: number }[]>('POST', '/v2/organizations/targets/batch/', {
+      token,
+      json: { create_targets: [{ organization: w.project, asset: w.asset, exchange: w.ex, pair: spot, metric: 'spread/mid_price', threshold: 1e6 }] },
+    });
+    expect(r.status, JSON.stringify(r.body)).to.equal(201);
+    const id = r.body[0]!.id;
+    const created = (await new TargetRepository(testStack().service.deps.ch).all()).find((t) => t.id === id)!.created_at;
+    // The evaluator's clock a minute behind the API's that made the target; the hour
+    // evaluated ends hours before it (a mid of 100, at most 10^6: unchecked -> stable).
+    const { e, producer } = evaluator();
+    clock = created - MINUTE;
+    await e.evaluateMinute(at(300));
+    await producer.disconnect();
+    const list = await call<{ id: number; status: string; updates: { status: string; updated_at: string }[] }[]>('GET', '/v2/organizations/targets/', { token });
+    expect(list.status, JSON.stringify(list.body)).to.equal(200);
+    const shown = list.body.find((t) => t.id === id)!;
+    expect(shown.status).to.equal('stable');
+    expect(shown.updates.map((u) => u.status)).to.deep.equal(['unchecked', 'stable']);
+    const dates = shown.updates.map((u) => Date.parse(u.updated_at));
+    expect(dates).to.deep.equal([created, created]);
   });
 });
