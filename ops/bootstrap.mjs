@@ -17,6 +17,7 @@ const COMMANDS = {
   replay: ['ingest/replay.ts'],
   'ops:replay': ['ops/cli/replay-topic.ts'],
   test: ['node_modules/mocha/bin/mocha.js'],
+  'test:node': ['ops/node-versions.mjs'],
   'bench:ingest': ['bench/ingest.ts'],
   'bench:api': ['bench/api.ts'],
   'bench:api-scale': ['bench/api-scale.ts'],
