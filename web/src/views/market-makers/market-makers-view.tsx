@@ -1,3 +1,99 @@
+// Market makers: per market maker and pair, what it reported against what was measured from
+// its own orders and fills (reconciliation), per bucket and over the window, its coverage of
+// the market, and the reconciliation's flags at a glance. Each role sees what the API
+// answers it: a market maker its own values, a project every market maker on its assets.
+import { useQuery } from '@tanstack/react-query';
+import { useMemo } from 'react';
+import { api, num, rowsOf, str, unwrap, type Row } from '../../api/client';
+import { LineChart, type Series } from '../../charts/line';
+import { useSearchParams } from '../../router';
+import { MM_INTERVALS, MM_LOOKBACKS, pick, Select } from '../../ui/choices';
+import { CsvButton } from '../../ui/csv-button';
+import { fmtPct, fmtUsd } from '../../ui/format';
+import { Panel, QueryState } from '../../ui/query-state';
+import { Table, type Column } from '../../ui/table';
+import { LEVELS } from '../markets/params';
+
+const orgOf = (r: Row) => {
+  const o = r.organization as { name?: string; slug?: string } | undefined;
+  return o?.name ?? o?.slug ?? '';
+};
+const keyOf = (r: Row) => `${orgOf(r)} · ${str(r, 'exchange')} ${str(r, 'pair')}`;
+
 export default function MarketMakersView() {
-  return <p className="muted">This view is not built yet.</p>;
+  const [q, set] = useSearchParams();
+  const lookback = pick(MM_LOOKBACKS, q.get('lookback'), '1-day');
+  const interval = pick(MM_INTERVALS, q.get('interval'), '1h');
+  const level = LEVELS.includes(Number(q.get('bps'))) && q.get('bps') ? Number(q.get('bps')) : 10;
+  const bid = `bid_${level}bps`;
+  const whole = { lookback, bps: String(level), interval: 'a' as const };
+  const bucketed = { lookback, bps: String(level), interval };
+
+  const reconciliation = useQuery({ queryKey: ['reconciliation', whole], queryFn: async () => rowsOf(unwrap(await api.GET('/v2/organizations/market-maker-metrics/reconciliation/', { params: { query: whole } }))) });
+  const perBucket = useQuery({ queryKey: ['reconciliation', bucketed], queryFn: async () => rowsOf(unwrap(await api.GET('/v2/organizations/market-maker-metrics/reconciliation/', { params: { query: bucketed } }))) });
+  const summary = useQuery({ queryKey: ['mm-summary', whole], queryFn: async () => rowsOf(unwrap(await api.GET('/v2/organizations/market-maker-metrics/summary/', { params: { query: whole } }))) });
+
+  const series = useMemo<Series[]>(() => {
+    const by = new Map<string, { reported: [number, number | null][]; trusted: [number, number | null][] }>();
+    for (const r of perBucket.data ?? []) {
+      const k = keyOf(r);
+      const e = by.get(k) ?? { reported: [], trusted: [] };
+      const t = Date.parse(str(r, 'timestamp'));
+      e.reported.push([t, num(r, `${bid}_reported`)]);
+      e.trusted.push([t, num(r, `${bid}_trusted`)]);
+      by.set(k, e);
+    }
+    return [...by].flatMap(([k, e]) => [
+      { name: `${k} measured`, points: e.trusted },
+      { name: `${k} reported`, points: e.reported, dashed: true },
+    ]);
+  }, [perBucket.data, bid]);
+
+  const flagged = (r: Row) => (Array.isArray(r.flagged) ? (r.flagged as string[]) : []);
+  const reconColumns: Column<Row>[] = [
+    { key: 'who', label: 'Market maker · pair', value: keyOf },
+    { key: 'flag', label: 'Reports', value: (r) => (r.flag ? 1 : 0), render: (r) => (r.flag ? <span className="badge flag">overstated: {flagged(r).join(', ')}</span> : <span className="badge ok">match</span>) },
+    { key: 'volume_reported', label: 'Volume reported', value: (r) => num(r, 'volume_reported'), render: (r) => fmtUsd(num(r, 'volume_reported')), numeric: true },
+    { key: 'volume_trusted', label: 'Volume measured', value: (r) => num(r, 'volume_trusted'), render: (r) => fmtUsd(num(r, 'volume_trusted')), numeric: true },
+    { key: `${bid}_reported`, label: `Bid ${level} bps reported`, value: (r) => num(r, `${bid}_reported`), render: (r) => fmtUsd(num(r, `${bid}_reported`)), numeric: true },
+    { key: `${bid}_trusted`, label: `Bid ${level} bps measured`, value: (r) => num(r, `${bid}_trusted`), render: (r) => fmtUsd(num(r, `${bid}_trusted`)), numeric: true },
+    { key: `${bid}_diff_pct`, label: 'Bid gap', value: (r) => num(r, `${bid}_diff_pct`), render: (r) => fmtPct(num(r, `${bid}_diff_pct`)), numeric: true },
+  ];
+  const coverageColumns: Column<Row>[] = [
+    { key: 'who', label: 'Market maker · pair', value: (r) => `${keyOf(r)}${r.source === 'wallet' ? ` (wallet ${str(r, 'wallet_number')})` : ''}` },
+    { key: 'source', label: 'Source', value: (r) => (r.is_trusted ? 'measured' : 'reported') },
+    { key: 'volume', label: 'Volume', value: (r) => num(r, 'volume'), render: (r) => fmtUsd(num(r, 'volume')), numeric: true },
+    { key: 'volume_coverage', label: 'Volume coverage', value: (r) => num(r, 'volume_coverage'), render: (r) => fmtPct(num(r, 'volume_coverage')), numeric: true },
+    { key: bid, label: `Bid ${level} bps`, value: (r) => num(r, bid), render: (r) => fmtUsd(num(r, bid)), numeric: true },
+    { key: `${bid}_coverage`, label: `Bid ${level} bps coverage`, value: (r) => num(r, `${bid}_coverage`), render: (r) => fmtPct(num(r, `${bid}_coverage`)), numeric: true },
+  ];
+  const csv = (path: '/v2/organizations/market-maker-metrics/reconciliation/' | '/v2/organizations/market-maker-metrics/summary/', query: typeof whole | typeof bucketed, filename: string) =>
+    <CsvButton label={filename} filename={filename} load={() => api.GET(path, { params: { query: { ...query, type: 'csv', filename } }, parseAs: 'blob' })} />;
+
+  return (
+    <>
+      <form className="controls" aria-label="Market maker parameters" onSubmit={(e) => e.preventDefault()}>
+        <Select label="Window" value={lookback} options={MM_LOOKBACKS} onChange={(v) => set({ lookback: v })} names={Object.fromEntries(MM_LOOKBACKS.map((l) => [l, `last ${l.replace('-', ' ')}`]))} />
+        <Select label="Interval" value={interval} options={MM_INTERVALS} onChange={(v) => set({ interval: v })} />
+        <Select label="Level (bps)" value={String(level)} options={LEVELS.map(String)} onChange={(v) => set({ bps: v })} />
+      </form>
+      <div className="panels">
+        <Panel title="Reported against measured" wide actions={csv('/v2/organizations/market-maker-metrics/reconciliation/', whole, 'reconciliation.csv')}>
+          <QueryState query={reconciliation} empty={(rows) => rows.length === 0}>
+            {(rows) => <Table caption="Per market maker and pair over the window; flagged where a report exceeds the measurement by more than 10 %" columns={reconColumns} rows={rows} rowKey={keyOf} />}
+          </QueryState>
+        </Panel>
+        <Panel title={`Bid depth within ${level} bps per bucket`} wide actions={csv('/v2/organizations/market-maker-metrics/reconciliation/', bucketed, 'reconciliation-buckets.csv')}>
+          <QueryState query={perBucket} empty={() => series.length === 0}>
+            {() => <LineChart label={`Measured (solid) and reported (dashed) bid depth within ${level} bps, USD, per market maker and pair`} series={series} unit="USD" />}
+          </QueryState>
+        </Panel>
+        <Panel title="Coverage of the market" wide actions={csv('/v2/organizations/market-maker-metrics/summary/', whole, 'market-makers.csv')}>
+          <QueryState query={summary} empty={(rows) => rows.length === 0}>
+            {(rows) => <Table caption="Volume and depth with the share of the whole market, measured values where there are any" columns={coverageColumns} rows={rows} rowKey={(r) => `${keyOf(r)} ${str(r, 'wallet_id')}`} />}
+          </QueryState>
+        </Panel>
+      </div>
+    </>
+  );
 }

@@ -112,7 +112,7 @@ function MarketPanels({ p }: { p: MarketParams }) {
         {p.mode === 'session' ? null : overTime.volume.length === 0 ? (
           <p className="muted">{overTime.loading ? 'Loading…' : 'No data for these parameters.'}</p>
         ) : (
-          <BarChart label="Traded volume in USD by exchange and pair, per bucket" categories={spans.map((s) => Date.parse(s.start))} series={overTime.volume} unit="USD" stacked time />
+          <BarChart label="Traded volume in USD by exchange and pair, per bucket" categories={spans.map((s) => fmtTime(s.start, zone))} series={overTime.volume} unit="USD" stacked />
         )}
       </Panel>
       <Panel

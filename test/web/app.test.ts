@@ -1,0 +1,301 @@
+// The web app in a real browser against the real service: each role signs in (one with two
+// factors), the views render, values read from the page equal what the API answers for the
+// same parameters, a role does not see what the API hides from it, CSV downloads are the
+// API's, no console errors, no serious or critical axe-core violations. Screenshots go to
+// docs/screenshots/ (the README shows them).
+import { expect } from 'chai';
+import fs from 'node:fs';
+import type { Browser, Page } from 'playwright-core';
+import { topicName } from '../../lib/kafka.ts';
+import { ensureWebBuild } from '../../ops/web-build.ts';
+import { totpCode } from '../support/account.ts';
+import { call, login, seed, waitFor, world } from '../support/helpers.ts';
+import { generate } from '../support/market-reference.ts';
+import { testStack } from '../support/stack.ts';
+import { axeViolations, launch, newPage, screenshot, signIn, type Problems } from './browser.ts';
+
+// Three hours of books and trades; the views look at the first two, whose minutes are all
+// written once the third hour's snapshots have moved event time past them.
+const D0 = Date.UTC(2026, 1, 2, 8, 0);
+const D1 = D0 + 3 * 3600_000;
+const SHOWN = { start: new Date(D0).toISOString(), end: new Date(D0 + 2 * 3600_000).toISOString() };
+
+/** "$1,234" or "1,234.5" on the page as a number. */
+const numberOf = (text: string) => Number(text.replace(/[$,%\s]/g, ''));
+
+describe('web app (/app/) in Chromium', function () {
+  this.timeout(240_000);
+  const w = world();
+  const spot = `${w.asset}/USDT`;
+  const spot2 = `${w.asset}/USD`;
+  const problems: Problems = { console: [] };
+  let browser: Browser;
+  let base: string;
+  let makerSecret: string;
+  let makerStep = 0;
+  /**
+   * A code of the next time step (within the allowed drift): the confirming code used the
+   * current one, and each step is accepted once, so a second sign-in waits for a later step.
+   */
+  const makerCode = async () => {
+    while (Math.floor((Date.now() + 30_000) / 30_000) <= makerStep) await new Promise((r) => setTimeout(r, 500));
+    const at = Date.now() + 30_000;
+    makerStep = Math.floor(at / 30_000);
+    return totpCode(makerSecret, at);
+  };
+  const made = { target: 0, mmTarget: 0, loan: 0, rfq: 0, proposal: 0 };
+
+  const marketsUrl = (extra = '') => `${base}/app/markets?asset=${w.asset}&start=${SHOWN.start}&end=${SHOWN.end}&interval=1h&bps=10${extra}`;
+  const pairsTable = (page: Page) => page.getByRole('table', { name: new RegExp(`${w.asset} pairs`) });
+  const cell = (page: Page, rowName: string, column: number) => pairsTable(page).getByRole('row', { name: new RegExp(rowName.replace(/[/$]/g, '\\$&')) }).getByRole('cell').nth(column);
+
+  before(async () => {
+    await ensureWebBuild();
+    base = testStack().url;
+    await seed(w.fixture);
+    const { kafka, config } = testStack();
+    const producer = kafka.producer();
+    await producer.connect();
+    for (const [exchange, pair, seedNo] of [[w.ex, spot, 3], [w.ex2, spot2, 5]] as const) {
+      const data = generate(D0, D1, 30_000, seedNo);
+      await producer.send({ topic: topicName(config, 'md.orderbook'), messages: data.snaps.map((s) => ({ key: `${exchange}:${pair}`, value: JSON.stringify({ exchange, pair, ts: s.ts, bids: s.bids, asks: s.asks }) })) });
+      await producer.send({ topic: topicName(config, 'md.trades'), messages: data.trades.map((t, i) => ({ key: `${exchange}:${pair}`, value: JSON.stringify({ exchange, pair, ts: t.ts, price: t.price, amount: t.amount, side: i % 2 ? 'buy' : 'sell', id: `w${seedNo}-${i}` }) })) });
+    }
+    await producer.disconnect();
+    const token = await login(w.users.owner.email, w.password);
+    const expected = generate(D0, D1, 30_000, 3).snaps.filter((s) => s.ts < D0 + 2 * 3600_000).length;
+    await waitFor(
+      'the shown window written',
+      async () => {
+        const r = await call('GET', `/v2/metrics/summary/?assets=${w.asset}&time_start=${SHOWN.start}&time_end=${SHOWN.end}&bps=10`, { token });
+        const rows = Array.isArray(r.body) ? (r.body as { pair: string; tick_bps_samples: number }[]) : [];
+        return rows.find((x) => x.pair === spot)?.tick_bps_samples === expected && rows.some((x) => x.pair === spot2);
+      },
+      120_000,
+    );
+    // The market maker signs in with two factors.
+    const makerToken = await login(w.users.maker.email, w.password);
+    const setup = await call('POST', '/v1/totp/setup/', { token: makerToken, json: { password: w.password } });
+    makerSecret = setup.body.secret;
+    const confirm = await call('POST', '/v1/totp/confirm/', { token: makerToken, json: { code: await totpCode(makerSecret, Date.now()) } });
+    expect(confirm.status).to.equal(204);
+    // What the other views show: a gb and an mm target, a draft loan, an open RFQ with a proposal.
+    const targets = await call('POST', '/v2/organizations/targets/batch/', {
+      token,
+      json: { create_targets: [
+        { organization: w.project, asset: w.asset, exchange: w.ex, pair: spot, metric: 'volume/volume', threshold: 1000 },
+        { organization: w.mm, asset: w.asset, exchange: w.ex, pair: spot, metric: 'depth/bid_2bps', threshold: 5000 },
+      ] },
+    });
+    expect(targets.status, targets.text).to.equal(201);
+    [made.target, made.mmTarget] = targets.body.map((t: { id: number }) => t.id);
+    const loan = await call('POST', '/v2/organizations/loans/', {
+      token,
+      json: { market_maker: w.mm, asset: w.asset, model: 'loan_call_option', quantity: 250_000, exchanges: [w.ex], pairs: [spot], start_date: '2026-01-01T00:00:00Z', end_date: '2027-12-31T00:00:00Z',
+        tranches: [{ quantity: 250_000, strike_basis: 'fixed', strike_price: 120, expires_at: '2027-06-30T00:00:00Z' }] },
+    });
+    expect(loan.status, loan.text).to.equal(201);
+    made.loan = loan.body.id;
+    const rfq = await call('POST', '/v2/organizations/rfqs/', {
+      token,
+      json: { asset: w.asset, title: `Listing ${w.tag}`, models: ['loan_call_option'], exchanges: [w.ex], loan_budget: { quantity: 100_000 }, term_days: 90,
+        requirements: [{ metric: 'depth/bid_2bps', threshold: 1000 }], invited: [w.mm], deadline: new Date(Date.now() + 5 * 86_400_000).toISOString() },
+    });
+    expect(rfq.status, rfq.text).to.equal(201);
+    made.rfq = rfq.body.id;
+    expect((await call('POST', `/v2/organizations/rfqs/${made.rfq}/actions/`, { token, json: { action: 'open' } })).status).to.equal(200);
+    const proposal = await call('POST', `/v2/organizations/rfqs/${made.rfq}/proposals/`, {
+      token: makerToken,
+      json: { model: 'loan_call_option', loan: { quantity: 100_000, tranches: [{ quantity: 100_000, strike_basis: 'fixed', strike_price: 90, expires_after_days: 90 }] },
+        kpis: [{ metric: 'depth/bid_2bps', threshold: 1500 }], valid_until: new Date(Date.now() + 10 * 86_400_000).toISOString() },
+    });
+    expect(proposal.status, proposal.text).to.equal(201);
+    made.proposal = proposal.body.id;
+    browser = await launch();
+  });
+
+  after(async () => {
+    await browser?.close();
+  });
+
+  it('serves the app with a strict CSP, hashed assets cached long, index.html not cached, and the 404 page elsewhere', async () => {
+    const index = await fetch(`${base}/app/`);
+    expect(index.status).to.equal(200);
+    const csp = index.headers.get('content-security-policy')!;
+    expect(csp).to.include("default-src 'none'").and.include("script-src 'self'").and.include("connect-src 'self'").and.not.include('unsafe-inline');
+    expect(index.headers.get('cache-control')).to.equal('no-cache');
+    const html = await index.text();
+    const asset = /src="(\/app\/assets\/[^"]+\.js)"/.exec(html)![1]!;
+    const js = await fetch(`${base}${asset}`);
+    expect(js.status).to.equal(200);
+    expect(js.headers.get('cache-control')).to.equal('public, max-age=31536000, immutable');
+    expect(js.headers.get('content-type')).to.match(/javascript/);
+    // A view's address is the app; a missing file and any other unknown path are the 404 page.
+    expect((await fetch(`${base}/app/markets?asset=X`)).status).to.equal(200);
+    for (const p of ['/app/assets/missing-1234.js', '/app/../package.json', '/nowhere/']) {
+      const r = await fetch(`${base}${p}`);
+      expect(r.status, p).to.equal(404);
+      expect(await r.text(), p).to.include('<h1>Not Found</h1>');
+    }
+  });
+
+  it("says the API's words for a wrong password, and the sign-in page has no serious accessibility problems", async () => {
+    const { context, page } = await newPage(browser, problems);
+    await page.goto(`${base}/app/`);
+    expect(await axeViolations(page)).to.deep.equal([]);
+    await screenshot(page, 'sign-in');
+    await page.getByLabel('Email').fill(w.users.owner.email);
+    await page.getByLabel('Password').fill('not-the-password');
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await expect(await page.getByRole('alert').textContent()).to.include('Unable to log in with provided credentials.');
+    await context.close();
+    // The browser logs the 400 itself as a failed resource load: not an error of the app.
+    problems.console = problems.console.filter((m) => !m.includes('status of 400'));
+  });
+
+  it('the project owner sees its markets: the pairs table equals the API summary for the same parameters; CSV is the API CSV', async () => {
+    const { context, page } = await newPage(browser, problems);
+    await signIn(page, base, w.users.owner.email, w.password);
+    await page.goto(marketsUrl());
+    await pairsTable(page).waitFor();
+    const token = await login(w.users.owner.email, w.password);
+    const api = await call('GET', `/v2/metrics/summary/?assets=${w.asset}&time_start=${SHOWN.start}&time_end=${SHOWN.end}&bps=10`, { token });
+    for (const [ex, pair] of [[w.ex, spot], [w.ex2, spot2]] as const) {
+      const row = (api.body as Record<string, number | string>[]).find((r) => r.pair === pair)!;
+      expect(numberOf((await cell(page, `${ex} ${pair}`, 0).textContent())!), `${pair} volume`).to.equal(Math.round(row.volume as number));
+      expect(numberOf((await cell(page, `${ex} ${pair}`, 3).textContent())!), `${pair} bid 10 bps`).to.equal(Math.round(row.bid_10bps as number));
+    }
+    // Every chart is drawn (a canvas inside each labelled image).
+    for (const name of [/Bid and ask depth within 10 bps/, /Traded volume in USD/, /Mean mid price/, /Spread uptime within 10 bps/, /Depth uptime/]) {
+      await page.getByRole('img', { name }).locator('canvas').first().waitFor();
+    }
+    await page.getByRole('table', { name: /ranked by the service/ }).getByRole('row', { name: new RegExp(spot.replace('/', '\\/')) }).waitFor();
+    expect(await axeViolations(page)).to.deep.equal([]);
+    await screenshot(page, 'markets');
+
+    const download = page.waitForEvent('download');
+    await page.getByRole('region', { name: 'Pairs over the window' }).getByRole('button', { name: /Download CSV/ }).click();
+    const file = await (await download).path();
+    const csv = await call('GET', `/v2/metrics/summary/?assets=${w.asset}&time_start=${SHOWN.start}&time_end=${SHOWN.end}&bps=10&type=csv&filename=x.csv`, { token });
+    expect(fs.readFileSync(file, 'utf8')).to.equal(csv.text);
+    await context.close();
+  });
+
+  it('the leaderboard sorts through the API', async () => {
+    const { context, page } = await newPage(browser, problems);
+    await signIn(page, base, w.users.owner.email, w.password);
+    await page.goto(marketsUrl());
+    const board = page.getByRole('table', { name: /ranked by the service/ });
+    await board.getByRole('row', { name: new RegExp(spot.replace('/', '\\/')) }).waitFor();
+    await board.getByRole('button', { name: 'Volume' }).click();
+    await page.waitForFunction(() => document.querySelector('th[aria-sort="ascending"]') !== null);
+    const token = await login(w.users.owner.email, w.password);
+    const api = await call('GET', `/v2/leaderboard/?time_start=${SHOWN.start}&time_end=${SHOWN.end}&bps=10&sort_by=volume&sort_direction=asc&market_type=all`, { token });
+    const expected = (api.body as { exchange: string; pair: string }[]).map((r) => `${r.exchange} ${r.pair}`);
+    await page.waitForFunction((first) => document.querySelector('table tbody th')?.textContent === first, expected[0]);
+    const shown = await board.locator('tbody th').allTextContents();
+    expect(shown).to.deep.equal(expected);
+    await context.close();
+  });
+
+  it('the market maker signs in with its two-factor code and sees only the pairs the API shows it', async () => {
+    const { context, page } = await newPage(browser, problems, 390);
+    await signIn(page, base, w.users.maker.email, w.password, makerCode);
+    await page.goto(marketsUrl());
+    await pairsTable(page).waitFor();
+    const token = (await page.evaluate(() => sessionStorage.getItem('mm-metrics.token')))!;
+    const api = await call('GET', `/v2/metrics/summary/?time_start=${SHOWN.start}&time_end=${SHOWN.end}&bps=10`, { token });
+    const apiPairs = (api.body as { exchange: { slug: string }; pair: string }[]).map((r) => `${r.exchange.slug} ${r.pair}`);
+    expect(apiPairs).to.deep.equal([`${w.ex} ${spot}`]);
+    const shown = await pairsTable(page).locator('tbody th').allTextContents();
+    expect(shown).to.deep.equal(apiPairs);
+    // The exchange it does not cover is neither offered nor drawn.
+    expect(await page.getByRole('checkbox', { name: `Exchange two ${w.tag}` }).count()).to.equal(0);
+    await screenshot(page, 'markets-phone');
+    await context.close();
+  });
+
+  it('a user of no organization sees that there is nothing to show; sign-out revokes the token', async () => {
+    const { context, page } = await newPage(browser, problems);
+    await signIn(page, base, w.users.loner.email, w.password);
+    await page.getByText('Your organizations cover no assets yet').waitFor();
+    const token = (await page.evaluate(() => sessionStorage.getItem('mm-metrics.token')))!;
+    expect((await call('GET', '/v1/session/', { token })).status).to.equal(200);
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('button', { name: 'Sign in', exact: true }).waitFor();
+    expect(await page.evaluate(() => sessionStorage.getItem('mm-metrics.token'))).to.equal(null);
+    expect((await call('GET', '/v1/session/', { token })).status).to.equal(401);
+    await context.close();
+  });
+
+  it('the project owner sees every view: targets by status with history, market makers, the loan and its actions, the proposals compared', async () => {
+    const { context, page } = await newPage(browser, problems);
+    await signIn(page, base, w.users.owner.email, w.password);
+    const token = (await page.evaluate(() => sessionStorage.getItem('mm-metrics.token')))!;
+
+    await page.getByRole('link', { name: 'Targets' }).click();
+    const unchecked = page.getByRole('region', { name: /^Unchecked/ });
+    await unchecked.getByRole('button', { name: new RegExp(`${w.asset} ${w.ex} .*volume/volume`) }).click();
+    await page.getByRole('region', { name: new RegExp(`Target ${made.target}:`) }).waitFor();
+    const listed = await call('GET', '/v2/organizations/targets/', { token });
+    expect((listed.body as { id: number }[]).map((t) => t.id)).to.include.members([made.target, made.mmTarget]);
+    expect(await unchecked.getByRole('button').count()).to.equal(listed.body.filter((t: { status: string }) => t.status === 'unchecked').length);
+    expect(await axeViolations(page)).to.deep.equal([]);
+    await screenshot(page, 'targets');
+
+    await page.getByRole('link', { name: 'Market makers' }).click();
+    await page.getByRole('heading', { name: 'Reported against measured' }).waitFor();
+    await page.getByRole('heading', { name: 'Coverage of the market' }).waitFor();
+    await page.waitForFunction(() => !document.querySelector('[role="status"]'));
+    expect(await axeViolations(page)).to.deep.equal([]);
+    await screenshot(page, 'market-makers');
+
+    await page.getByRole('link', { name: 'Loans' }).click();
+    await page.getByRole('link', { name: `#${made.loan} ${w.asset}` }).click();
+    const detail = page.getByRole('region', { name: new RegExp(`Loan #${made.loan}`) });
+    const loan = await call('GET', `/v2/organizations/loans/${made.loan}/`, { token });
+    const tranche = detail.getByRole('table', { name: 'Tranches' }).getByRole('row').nth(1);
+    expect(numberOf((await tranche.getByRole('cell').nth(0).textContent())!)).to.equal(loan.body.tranches[0].quantity);
+    await detail.getByRole('button', { name: 'Activate' }).waitFor();
+    expect(await axeViolations(page)).to.deep.equal([]);
+    await screenshot(page, 'loans');
+
+    await page.getByRole('link', { name: 'RFQ' }).click();
+    await page.getByRole('link', { name: `Listing ${w.tag}` }).click();
+    const compared = page.getByRole('table', { name: 'Proposals side by side' });
+    await compared.getByRole('columnheader', { name: `Maker ${w.tag}` }).waitFor();
+    const proposals = await call('GET', `/v2/organizations/rfqs/${made.rfq}/proposals/`, { token });
+    const cost = await compared.getByRole('row', { name: /Cost over the term/ }).getByRole('cell').first().textContent();
+    expect(numberOf(cost!)).to.equal(Math.round(proposals.body[0].cost_usd));
+    await page.getByRole('button', { name: `Shortlist Maker ${w.tag}` }).waitFor();
+    expect(await axeViolations(page)).to.deep.equal([]);
+    await screenshot(page, 'rfq');
+    await context.close();
+  });
+
+  it('the market maker sees its own targets, not the project\'s; the loan made to it without actions; its own proposal', async () => {
+    const { context, page } = await newPage(browser, problems);
+    await signIn(page, base, w.users.maker.email, w.password, makerCode);
+    const token = (await page.evaluate(() => sessionStorage.getItem('mm-metrics.token')))!;
+    await page.goto(`${base}/app/targets`);
+    const unchecked = page.getByRole('region', { name: /^Unchecked/ });
+    await unchecked.getByRole('button', { name: /depth\/bid_2bps/ }).waitFor();
+    const listed = (await call('GET', '/v2/organizations/targets/', { token })).body as { id: number }[];
+    expect(listed.map((t) => t.id)).to.include(made.mmTarget).and.not.include(made.target);
+    expect(await page.getByRole('button', { name: /volume\/volume/ }).count()).to.equal(0);
+
+    await page.goto(`${base}/app/loans?loan=${made.loan}`);
+    const detail = page.getByRole('region', { name: new RegExp(`Loan #${made.loan}`) });
+    await detail.getByRole('table', { name: 'Tranches' }).waitFor();
+    expect(await detail.getByRole('button', { name: /^(Activate|Cancel|Recall|Default)$/ }).count()).to.equal(0);
+
+    await page.goto(`${base}/app/rfq?rfq=${made.rfq}`);
+    await page.getByRole('table', { name: 'Proposals side by side' }).getByRole('columnheader', { name: `Maker ${w.tag}` }).waitFor();
+    expect(await page.getByRole('button', { name: /Award/ }).count()).to.equal(0);
+    await context.close();
+  });
+
+  it('no page logged an error', () => {
+    expect(problems.console).to.deep.equal([]);
+  });
+});
