@@ -30,6 +30,22 @@ export interface ReportedQuery {
   zone: string;
 }
 
+/** One reported bucket as last pushed: its values by metric, and when its latest push came. */
+export interface ReportedValuesOf {
+  organization: string;
+  asset: string;
+  exchange: string;
+  pair: string;
+  interval: ReportedInterval;
+  /** The reported bucket's start (epoch ms). */
+  start: number;
+  /** The bucket of the query's interval it falls in (epoch s; 0 for `a`). */
+  b: number;
+  values: Map<string, number>;
+  /** The latest push of any of its values (epoch ms). */
+  pushedAt: number;
+}
+
 /** Reported values of one organization, pair, reported interval and bucket: sums and counts per metric. */
 export interface ReportedBucket {
   organization: string;
@@ -87,6 +103,62 @@ export class MarketMakerMetrics {
       { sources: SUMMARY_SOURCES, from: Math.floor(from / HOUR_MS) * (HOUR_MS / 1000), to: Math.ceil(to / HOUR_MS) * (HOUR_MS / 1000) },
     );
     return new Map(rows.map((r) => [Number(r.hour) * 1000, Number(r.writes)]));
+  }
+
+  /**
+   * Every reported bucket whose start lies in the window, each as it was last pushed (the
+   * reconciliation compares each with the trusted values of the minutes its push covers).
+   */
+  async reportedBuckets(q: ReportedQuery): Promise<ReportedValuesOf[]> {
+    if (q.keys.length === 0 || q.metrics.length === 0 || q.ranges.length === 0) return [];
+    const params: Record<string, unknown> = {
+      keys: q.keys.map((k) => new TupleParam([k.organization, k.exchange, k.pair])),
+      metrics: [...q.metrics],
+      intervals: q.interval === 'a' ? [...REPORTED_INTERVALS] : [q.interval],
+      tz: q.zone,
+    };
+    const ranges = q.ranges.map((r, i) => {
+      params[`f${i}`] = Math.floor(r[0] / 1000);
+      params[`t${i}`] = Math.ceil(r[1] / 1000);
+      return `(timestamp >= toDateTime({f${i}:UInt32}, 'UTC') AND timestamp < toDateTime({t${i}:UInt32}, 'UTC'))`;
+    });
+    const bucket = q.interval === 'a' ? '0' : bucketOf(q.interval);
+    const rows = await this.ch.query<{
+      organization: string;
+      asset: string;
+      exchange: string;
+      pair: string;
+      interval: ReportedInterval;
+      s: number | string;
+      b: number | string;
+      cells: [number, number][];
+      pushed: number | string;
+    }>(
+      `SELECT organization, any(asset) AS asset, exchange, pair, toString(\`interval\`) AS \`interval\`, toUnixTimestamp(t) AS s, ${bucket} AS b,
+         groupArray((m, v)) AS cells, toUnixTimestamp64Milli(max(p)) AS pushed
+       FROM (
+         SELECT organization, exchange, pair, \`interval\`, timestamp AS t, any(asset) AS asset, indexOf({metrics:Array(String)}, metric) AS m,
+           argMax(value, (pushed_at, seq)) AS v, max(pushed_at) AS p
+         FROM mm_reported
+         WHERE (organization, exchange, pair) IN {keys:Array(Tuple(String, String, String))}
+           AND metric IN {metrics:Array(String)} AND \`interval\` IN {intervals:Array(Enum8('5m' = 1, '1h' = 2, '1d' = 3))}
+           AND (${ranges.join(' OR ')})
+         GROUP BY organization, exchange, pair, \`interval\`, metric, t
+       )
+       GROUP BY organization, exchange, pair, \`interval\`, t`,
+      params,
+    );
+    return rows.map((r) => ({
+      organization: r.organization,
+      asset: r.asset,
+      exchange: r.exchange,
+      pair: r.pair,
+      interval: r.interval,
+      start: Number(r.s) * 1000,
+      b: Number(r.b),
+      values: new Map(r.cells.map(([m, v]) => [q.metrics[Number(m) - 1]!, Number(v)])),
+      pushedAt: Number(r.pushed),
+    }));
   }
 
   /** Reported values in the window, per organization, pair, reported interval and bucket. */

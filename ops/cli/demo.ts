@@ -46,7 +46,7 @@ try {
   const fed = (fixture.pairs ?? []).filter((p) => !(p.exchange === 'coinbase' && p.pair === 'BTC/USD'));
   // The second market maker of the fixture overstates its depth threefold in its reports:
   // the reconciliation endpoint flags it (README).
-  const makers = new SyntheticMarketMakers(fixture, { 'mm-two': 3 }, config.latenessMs + 60_000);
+  const makers = new SyntheticMarketMakers(fixture, { 'mm-two': 3 }, config.latenessMs);
   const reported = service.deps.reportedMetrics;
   feed = await startSyntheticFeed(createKafka(config, 'mm-synthetic-feed', log.child('feed')), service.registry, config, fed, log.child('feed'), 1000, {
     model: makers,
