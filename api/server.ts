@@ -1,7 +1,30 @@
-import type { Server } from 'node:http';
+import http, { STATUS_CODES, type Server } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { AddressInfo } from 'node:net';
 import { createApp } from './app.ts';
 import type { ApiDeps } from './deps.ts';
+import { headersTooLarge } from './http/errors.ts';
+
+/** A request line and headers (a long query string) up to this size are read; beyond it, 431. */
+const MAX_HEADER_BYTES = 64 * 1024;
+
+/**
+ * A request Node could not parse gets the interface's error shape, not Node's empty answer.
+ * What the client still sends is read and dropped until it has the answer, so the
+ * connection ends cleanly instead of being reset under it.
+ */
+function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
+  if (!socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const [status, detail] = err.code === 'HPE_HEADER_OVERFLOW' ? [headersTooLarge.status, headersTooLarge.detail] : [400, 'Bad request: the request could not be read.'];
+  const body = JSON.stringify({ detail });
+  socket.on('data', () => {});
+  socket.resume();
+  socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+  setTimeout(() => socket.destroy(), 5_000).unref();
+}
 
 export interface RunningApi {
   server: Server;
@@ -12,7 +35,9 @@ export interface RunningApi {
 /** Serves the API; port 0 picks a free port (tests). */
 export async function startApi(deps: ApiDeps, host: string, port: number): Promise<RunningApi> {
   const app = createApp(deps);
-  const server = app.listen(port, host);
+  const server = http.createServer({ maxHeaderSize: MAX_HEADER_BYTES }, app.callback());
+  server.on('clientError', answerClientError);
+  server.listen(port, host);
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);
     server.once('error', reject);

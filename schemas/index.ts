@@ -3,6 +3,7 @@
 // source, the types mirror them for the compiler.
 import { Ajv2020, type Options, type ValidateFunction, type ErrorObject } from 'ajv/dist/2020.js';
 import addFormatsModule, { type FormatsPlugin } from 'ajv-formats';
+import { DateTime, IANAZone } from 'luxon';
 import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
@@ -13,9 +14,15 @@ const addFormats: FormatsPlugin = formatsModule.default ?? formatsModule;
 const here = (rel: string) => fileURLToPath(new URL(rel, import.meta.url));
 const readJson = (rel: string): object => JSON.parse(fs.readFileSync(here(rel), 'utf8')) as object;
 
+/** The value of a time parameter as given, with a "+" an unencoded query string lost put back. */
+export const withOffsetSign = (s: string): string => s.replace(/ (\d{2}(?::?\d{2})?)$/, '+$1');
+
 export function createAjv(options: Options = {}): Ajv2020 {
   const ajv = new Ajv2020({ allErrors: true, strict: true, strictRequired: false, allowUnionTypes: true, ...options });
   addFormats(ajv, ['email', 'date-time', 'uri']);
+  // ISO 8601, UTC when no offset (an unencoded "+05:30" in a query string arrives as " 05:30").
+  ajv.addFormat('iso-instant', { type: 'string', validate: (s: string) => DateTime.fromISO(withOffsetSign(s), { zone: 'utc', setZone: true }).isValid });
+  ajv.addFormat('time-zone', { type: 'string', validate: (s: string) => IANAZone.isValidZone(s) });
   return ajv;
 }
 

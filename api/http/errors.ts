@@ -34,6 +34,8 @@ export const invalidToken = () => new HttpError(401, { detail: MESSAGES.invalidT
 export const forbidden = (detail: string = MESSAGES.forbidden) => new HttpError(403, { detail });
 export const notFound = () => new HttpError(404, { detail: MESSAGES.notFound });
 export const methodNotAllowed = (method: string) => new HttpError(405, { detail: `Method "${method}" not allowed.` });
+export const payloadTooLarge = () => new HttpError(413, { detail: 'Request body too large: at most 20 MB of JSON or 1 MB of form.' });
+export const headersTooLarge = { status: 431, detail: 'Request line and headers too large: at most 64 kB (send long lists in a POST body).' } as const;
 export const unsupportedMediaType = (type: string) =>
   new HttpError(415, { detail: `Unsupported media type "${type}" in request.` });
 

@@ -1,23 +1,16 @@
-// Input validation with ajv, reported in the specification's 400 shape: an object of
-// field name to a list of messages, nested for nested fields. Messages follow the wording
-// clients of this API already know ("This field is required.").
-import type { ErrorObject, ValidateFunction } from 'ajv';
-import type { Middleware } from 'koa';
-import { createAjv } from '../../schemas/index.ts';
-import { badRequest, MESSAGES, type FieldErrors } from './errors.ts';
-
-// Form and query values arrive as strings: coerce them, and drop fields nobody asked for.
-const formAjv = createAjv({ coerceTypes: 'array', removeAdditional: true, useDefaults: true });
-
-export function compile<T>(schema: object): ValidateFunction<T> {
-  return formAjv.compile<T>(schema);
-}
+// ajv's findings, reported in the specification's 400 shape: an object of field name to a
+// list of messages, nested for nested fields. Messages follow the wording clients of this
+// API already know ("This field is required."); a schema may give its own (`x-error`).
+import type { ErrorObject } from 'ajv';
+import { HttpError, messageError, MESSAGES, type FieldErrors } from './errors.ts';
 
 function messageFor(e: ErrorObject): string {
   const p = e.params as Record<string, unknown>;
+  if (e.keyword === 'required') return MESSAGES.required;
+  if (e.keyword === 'additionalProperties') return 'This field is not accepted here (unknown or read-only).';
+  const own = ownMessage(e);
+  if (own) return own;
   switch (e.keyword) {
-    case 'required':
-      return MESSAGES.required;
     case 'type':
       switch (p.type) {
         case 'string':
@@ -49,6 +42,15 @@ function messageFor(e: ErrorObject): string {
       return `Ensure this value is less than or equal to ${String(p.limit)}.`;
     case 'enum':
       return `Not a valid choice; expected one of: ${(p.allowedValues as unknown[]).join(', ')}.`;
+    case 'const':
+      return `Must be ${JSON.stringify(p.allowedValue)}.`;
+    case 'exclusiveMinimum':
+      return `Ensure this value is greater than ${String(p.limit)}.`;
+    case 'exclusiveMaximum':
+      return `Ensure this value is less than ${String(p.limit)}.`;
+    case 'anyOf':
+    case 'oneOf':
+      return 'Not a valid value.';
     case 'format':
       return p.format === 'email' ? 'Enter a valid email address.' : `Enter a valid ${String(p.format)}.`;
     case 'pattern':
@@ -60,49 +62,73 @@ function messageFor(e: ErrorObject): string {
   }
 }
 
-/** ajv errors -> `{field: [messages]}`, nesting `a/0/b` as `{a: {0: {b: [...]}}}`. */
-export function toFieldErrors(errors: ErrorObject[]): FieldErrors {
+/** A schema's own words for any of its failures (`x-error` in api/openapi.yaml). */
+const ownMessage = (e: ErrorObject): string | undefined => {
+  const schema = e.parentSchema as Record<string, unknown> | undefined;
+  return typeof schema?.['x-error'] === 'string' ? schema['x-error'] : undefined;
+};
+
+/**
+ * ajv errors -> `{field: [messages]}`, nesting `a/0/b` as `{a: {0: {b: [...]}}}`. Where a
+ * choice (`anyOf`/`oneOf`) failed, its one message stands for what its branches said.
+ */
+export function toFieldErrors(errors: ErrorObject[], root?: unknown): FieldErrors {
   const out: FieldErrors = {};
+  const choices = errors.filter((e) => e.keyword === 'anyOf' || e.keyword === 'oneOf');
+  // A branch's errors sit at the choice's value or inside it (their schema paths may lie in a referenced schema).
+  const insideChoice = (e: ErrorObject) => choices.some((c) => c !== e && (e.instancePath === c.instancePath || e.instancePath.startsWith(`${c.instancePath}/`)));
   for (const e of errors) {
-    // anyOf/oneOf wrappers repeat what their branches said.
-    if (e.keyword === 'anyOf' || e.keyword === 'oneOf' || e.keyword === 'if') continue;
+    if (e.keyword === 'if' || insideChoice(e)) continue;
     const path = e.instancePath.split('/').slice(1).map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
     if (e.keyword === 'required') path.push(String((e.params as { missingProperty: string }).missingProperty));
+    if (e.keyword === 'additionalProperties') path.push(String((e.params as { additionalProperty: string }).additionalProperty));
+    if (e.keyword === 'unevaluatedProperties') path.push(String((e.params as { unevaluatedProperty: string }).unevaluatedProperty));
     if (path.length === 0) path.push('non_field_errors');
-    let node: FieldErrors = out;
+    // A list's items answer as a list with one object per item (`{}` for a valid one).
+    // An item of a list of plain values is the list's problem: `{models: [message]}`.
+    for (let i = 1, value: unknown = root; i < path.length && value !== undefined; i++) {
+      value = value !== null && typeof value === 'object' ? (value as Record<string, unknown>)[path[i - 1]!] : undefined;
+      const item = Array.isArray(value) ? (value as unknown[])[Number(path[i])] : undefined;
+      if (Array.isArray(value) && /^\d+$/.test(path[i]!) && (item === null || typeof item !== 'object' || Array.isArray(item))) {
+        path.length = i;
+        break;
+      }
+    }
+    let node: FieldErrors | FieldErrors[] = out;
+    let value: unknown = root;
     for (const part of path.slice(0, -1)) {
-      const next = node[part];
-      if (next === undefined || Array.isArray(next) || typeof next === 'string') node[part] = {};
-      node = node[part] as FieldErrors;
+      const child: unknown = Array.isArray(value) || (value !== null && typeof value === 'object') ? (value as Record<string, unknown>)[part] : undefined;
+      const holder = node as Record<string, FieldErrors | FieldErrors[] | string[] | string>;
+      let next = holder[part];
+      if (Array.isArray(child)) {
+        if (!Array.isArray(next) || next.some((x) => typeof x === 'string')) next = child.map(() => ({}) as FieldErrors);
+      } else if (next === undefined || Array.isArray(next) || typeof next === 'string') next = {};
+      holder[part] = next as FieldErrors;
+      node = next as FieldErrors | FieldErrors[];
+      value = child;
     }
     const leaf = path[path.length - 1]!;
-    const list = Array.isArray(node[leaf]) ? (node[leaf] as string[]) : [];
+    const holder = node as Record<string, unknown>;
+    const list = Array.isArray(holder[leaf]) && (holder[leaf] as unknown[]).every((x) => typeof x === 'string') ? (holder[leaf] as string[]) : [];
     const msg = messageFor(e);
     if (!list.includes(msg)) list.push(msg);
-    node[leaf] = list;
+    holder[leaf] = list;
   }
   return out;
 }
 
-export type Validated<T> = { body: T };
-
-/** Validates (and coerces) the request body into ctx.state.body. */
-export function validateBody<T>(validate: ValidateFunction<T>): Middleware {
-  return async (ctx, next) => {
-    const raw = ctx.request.body;
-    const body = raw && typeof raw === 'object' && !Array.isArray(raw) ? { ...(raw as object) } : raw ?? {};
-    if (!validate(body)) throw badRequest(toFieldErrors(validate.errors ?? []));
-    ctx.state.body = body;
-    await next();
-  };
-}
-
-/** Validates (and coerces) the query string into ctx.state.query. */
-export function validateQuery<T>(validate: ValidateFunction<T>): Middleware {
-  return async (ctx, next) => {
-    const query = { ...ctx.query };
-    if (!validate(query)) throw badRequest(toFieldErrors(validate.errors ?? []));
-    ctx.state.query = query;
-    await next();
-  };
+/** A list body's errors as the interface answers them: one object per item, `{}` for a valid one. */
+export function itemErrors(body: unknown, errors: ErrorObject[]): HttpError {
+  const atItem = errors.filter((e) => /^\/\d+/.test(e.instancePath));
+  if (!Array.isArray(body) || atItem.length < errors.length) {
+    const whole = errors.find((e) => !/^\/\d+/.test(e.instancePath));
+    return messageError(whole ? messageFor(whole) : 'Expected a list.');
+  }
+  const byItem = new Map<number, ErrorObject[]>();
+  for (const e of atItem) {
+    const [, index, ...rest] = e.instancePath.split('/');
+    const i = Number(index);
+    byItem.set(i, [...(byItem.get(i) ?? []), { ...e, instancePath: rest.length ? `/${rest.join('/')}` : '' }]);
+  }
+  return new HttpError(400, body.map((item: unknown, i) => (byItem.has(i) ? toFieldErrors(byItem.get(i)!, item) : {})));
 }

@@ -1,5 +1,6 @@
 // Targets and their evaluated state (schemas/clickhouse/030_targets.sql). A batch's rows
 // go in one insert, which is all or nothing; reads take each target's newest version.
+import { shownCurrentPrice } from './scaling.ts';
 import crypto from 'node:crypto';
 import type { ClickHouse } from '../../lib/clickhouse.ts';
 import type { Direction, ScalingMode, ScalingSource, TargetSession, TargetStatus, TargetType } from './facts.ts';
@@ -75,13 +76,12 @@ export function definitionOf(t: TargetDefinition): TargetDefinition {
 
 /** Before its first evaluation: unchecked since it was made, its threshold as it is. */
 export function initialState(d: TargetDefinition, createdAt: number): TargetState {
-  const manual = d.scaling_enabled && d.scaling_mode === 'price' && d.scaling_source === 'manual';
   return {
     status: 'unchecked',
     met_streak: 0,
     updates: [{ status: 'unchecked', updated_at: createdAt }],
     effective_threshold: d.threshold,
-    current_price: manual ? d.scaling_reference_price : null,
+    current_price: shownCurrentPrice(d, null),
     scaling_factor: 1,
   };
 }
@@ -154,7 +154,7 @@ export class TargetRepository {
             met_streak: Number(r.met_streak),
             updates: r.updates.map(([status, at]) => ({ status: status as TargetStatus, updated_at: Number(at) })),
             effective_threshold: r.effective_threshold ?? def.threshold,
-            current_price: r.current_price,
+            current_price: shownCurrentPrice(def, r.current_price),
             scaling_factor: r.scaling_factor ?? 1,
           }
         : initialState(def, createdAt);

@@ -10,6 +10,7 @@
 // in one insert. A crash before that insert leaves the minute unapplied, and the next start
 // evaluates it again from the same states: no transition is skipped or repeated. Minutes
 // missed while the service was down are caught up, at most MAX_CATCH_UP of them.
+import { followsPrice, loanKey, scaling } from '../../domain/targets/scaling.ts';
 import type { Producer } from 'kafkajs';
 import { sendInParts } from '../../lib/kafka.ts';
 import { DEFAULT_SESSION_ZONE, type Session } from '../../domain/market/facts.ts';
@@ -193,7 +194,7 @@ export class TargetEvaluator {
 
   /** The `start_twap` of the active loan each loan-scaled target follows, by loanKey. */
   private async loanTwaps(targets: Target[]): Promise<Map<string, number>> {
-    if (!targets.some((t) => t.scaling_enabled && t.scaling_mode === 'price' && t.scaling_source === 'loan_twap')) return new Map();
+    if (!targets.some((t) => followsPrice(t) && t.scaling_source === 'loan_twap')) return new Map();
     const loans = (await this.agreements.latest<LoanRecord['body']>('loan')).map(loanOf).filter((l) => l.status === 'active' && l.start_twap !== null);
     // Newest last, so a party with several active loans of one asset follows the newest.
     loans.sort((a, b) => a.id - b.id);
@@ -207,7 +208,7 @@ export class TargetEvaluator {
 
   /** The 24-hour TWAP (mean minute mid over the whole hours before the minute) of the assets price-scaled targets follow. */
   private async assetTwaps(targets: Target[], pairs: { exchange: string; pair: string; asset: string }[], minute: number): Promise<Map<string, number>> {
-    const wanted = new Set(targets.filter((t) => t.scaling_enabled && t.scaling_mode === 'price' && t.scaling_source === 'asset_twap_24h').map((t) => t.asset));
+    const wanted = new Set(targets.filter((t) => followsPrice(t) && t.scaling_source === 'asset_twap_24h').map((t) => t.asset));
     if (wanted.size === 0) return new Map();
     // USD-quoted pairs only: their mids are USD prices (addendum section 7: the TWAP in USD).
     const of = pairs.filter((p) => wanted.has(p.asset) && STABLE_QUOTES.has(p.pair.split('/')[1] ?? ''));
@@ -258,23 +259,6 @@ function trustedByOrganization(
     v.volume = add(v.volume, f.volume_usd);
   }
   return out;
-}
-
-/**
- * The loan a `loan_twap` target follows: a market maker's target follows the active loan made
- * to it on the target's asset, a project's target the active loan it made of that asset.
- */
-export const loanKey = (type: Target['type'], organization: string, asset: string) => `${type}\u0000${organization}\u0000${asset}`;
-
-/** The effective threshold (addendum section 6): scaled by current / reference price in price mode. */
-export function scaling(t: Target, twap: Map<string, number>, loanTwap: Map<string, number> = new Map()): { effective_threshold: number; current_price: number | null; scaling_factor: number } {
-  if (!t.scaling_enabled || t.scaling_mode !== 'price') return { effective_threshold: t.threshold, current_price: t.current_price, scaling_factor: 1 };
-  const current =
-    t.scaling_source === 'manual' ? t.scaling_reference_price : t.scaling_source === 'asset_twap_24h' ? twap.get(t.asset) ?? null : loanTwap.get(loanKey(t.type, t.organization, t.asset)) ?? null;
-  // No price yet (no book data, or no active loan with a recorded TWAP): the threshold as it is.
-  if (current === null || !(t.scaling_reference_price > 0)) return { effective_threshold: t.threshold, current_price: current, scaling_factor: 1 };
-  const factor = current / t.scaling_reference_price;
-  return { effective_threshold: t.threshold * factor, current_price: current, scaling_factor: factor };
 }
 
 /** targets.events through a producer, framed with the topic's registered schema, keyed by target. */

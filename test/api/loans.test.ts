@@ -11,7 +11,7 @@ import { ACTION_MESSAGES } from '../../domain/loans/actions.ts';
 import { topicName } from '../../lib/kafka.ts';
 import { AgreementEventRelay } from '../../processors/agreements/event-relay.ts';
 import { LoanKeeper } from '../../processors/loans/keeper.ts';
-import { scaling, loanKey } from '../../processors/targets/evaluator.ts';
+import { loanKey, scaling } from '../../domain/targets/scaling.ts';
 import { TargetRepository, type Target } from '../../domain/targets/repository.ts';
 import { AgreementStore } from '../../domain/agreements/store.ts';
 import { loanOf, loanRecord, type LoanRecord } from '../../domain/loans/loan.ts';
@@ -140,8 +140,11 @@ describe('loans', function () {
         end_date: [LOAN_MESSAGES.endAfterStart],
         tranches: [LOAN_MESSAGES.trancheSum(1000, 900)],
       });
-      const t = await post('owner', terms({ tranches: [{ quantity: 1000, strike_basis: 'fixed', expires_at: 'tomorrow' }] }));
-      expect(t.body).to.deep.equal({ tranches: [{ strike_price: [LOAN_MESSAGES.strikePrice], expires_at: [LOAN_MESSAGES.dateTime] }] });
+      // First the shapes (the contract), then the terms against each other.
+      const shape = await post('owner', terms({ tranches: [{ quantity: 1000, strike_basis: 'fixed', expires_at: 'tomorrow' }] }));
+      expect(shape.body).to.deep.equal({ tranches: [{ expires_at: [LOAN_MESSAGES.dateTime] }] });
+      const t = await post('owner', terms({ tranches: [{ quantity: 1000, strike_basis: 'fixed', expires_at: iso(start + 90 * DAY) }] }));
+      expect(t.body).to.deep.equal({ tranches: [{ strike_price: [LOAN_MESSAGES.strikePrice] }] });
     });
 
     it('lends only what the caller\'s project owns: another project gets a field error, a market maker 403', async () => {
@@ -244,8 +247,10 @@ describe('loans', function () {
     });
 
     it('tranches are settled one by one; a settled one is refused again; default ends a due loan', async () => {
-      const bad = await act('owner', loan, { action: 'settle_tranche', tranche_id: 7, settlement: 'burned' });
-      expect(bad.body).to.deep.equal({ tranche_id: [ACTION_MESSAGES.trancheId], settlement: ['Not a valid choice; expected one of: returned, exercised.'] });
+      const shape = await act('owner', loan, { action: 'settle_tranche', tranche_id: 7, settlement: 'burned' });
+      expect(shape.body).to.deep.equal({ settlement: ['Not a valid choice; expected one of: returned, exercised.'] });
+      const bad = await act('owner', loan, { action: 'settle_tranche', tranche_id: 7, settlement: 'returned' });
+      expect(bad.body).to.deep.equal({ tranche_id: [ACTION_MESSAGES.trancheId] });
       const one = await act('owner', loan, { action: 'settle_tranche', tranche_id: 1, settlement: 'returned', settled_quantity: 600 });
       expect(one.status, one.text).to.equal(200);
       expect(one.body.status).to.equal('settlement_due');

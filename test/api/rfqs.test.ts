@@ -125,15 +125,23 @@ describe('RFQ', function () {
 
   describe('an RFQ from draft to open', () => {
     it('names every invalid field; a market maker may not request proposals', async () => {
-      const bad = await api('owner', 'POST', '/v2/organizations/rfqs/', {
-        ...rfqBody({ title: '', models: ['barter'], term_days: 0, deadline: iso(now - DAY), invited: [w.project], pairs: ['NOPE/USDT'] }),
+      // First the shapes (the contract, api/openapi.yaml), then what the body says against the reference data.
+      const shapes = await api('owner', 'POST', '/v2/organizations/rfqs/', {
+        ...rfqBody({ title: '', models: ['barter'], term_days: 0 }),
         requirements: [{ metric: 'volume/twap', threshold: 1 }, { metric: 'depth/bid_2bps' }],
       });
+      expect(shapes.status).to.equal(400);
+      expect(Object.keys(shapes.body)).to.have.members(['title', 'models', 'term_days', 'requirements']);
+      expect(shapes.body.requirements).to.deep.equal([{}, { threshold: ['This field is required.'] }]);
+      const bad = await api('owner', 'POST', '/v2/organizations/rfqs/', {
+        ...rfqBody({ deadline: iso(now - DAY), invited: [w.project], pairs: ['NOPE/USDT'] }),
+        requirements: [{ metric: 'volume/twap', threshold: 1 }, { metric: 'depth/bid_2bps', threshold: 1 }],
+      });
       expect(bad.status).to.equal(400);
-      expect(Object.keys(bad.body)).to.have.members(['title', 'models', 'term_days', 'deadline', 'invited', 'pairs', 'requirements']);
+      expect(Object.keys(bad.body)).to.have.members(['deadline', 'invited', 'pairs', 'requirements']);
       expect(bad.body.deadline).to.deep.equal([RFQ_MESSAGES.future]);
       expect(bad.body.invited).to.deep.equal([RFQ_MESSAGES.invited(w.project)]);
-      expect(bad.body.requirements).to.deep.equal([{ metric: [RFQ_MESSAGES.metric('volume/twap')] }, { threshold: ['This field is required.'] }]);
+      expect(bad.body.requirements).to.deep.equal([{ metric: [RFQ_MESSAGES.metric('volume/twap')] }, {}]);
       const other = await api('owner2', 'POST', '/v2/organizations/rfqs/', rfqBody());
       expect(other.status).to.equal(400);
       expect(other.body).to.deep.equal({ asset: [RFQ_MESSAGES.asset(w.asset)] });
@@ -196,8 +204,11 @@ describe('RFQ', function () {
 
   describe('proposals', () => {
     it('names every invalid field, nested ones nested', async () => {
+      const shape = await api('maker', 'POST', `/v2/organizations/rfqs/${rfq}/proposals/`, proposalBody({ valid_until: 'soon' }));
+      expect(shape.status).to.equal(400);
+      expect(shape.body).to.deep.equal({ valid_until: ['Enter a valid date-time (ISO 8601, UTC when no offset) or epoch milliseconds.'] });
       const r = await api('maker', 'POST', `/v2/organizations/rfqs/${rfq}/proposals/`, {
-        ...proposalBody({ model: 'retainer', exchanges: ['nowhere'], valid_until: 'soon' }),
+        ...proposalBody({ model: 'retainer', exchanges: ['nowhere'] }),
         loan: { quantity: 300_000, tranches: [{ quantity: 1, strike_basis: 'fixed', expires_after_days: 1 }] },
       });
       expect(r.status).to.equal(400);
@@ -205,7 +216,6 @@ describe('RFQ', function () {
         model: [RFQ_MESSAGES.model(['loan_call_option', 'hybrid'])],
         exchanges: [RFQ_MESSAGES.proposalExchange('nowhere')],
         loan: { quantity: ['Ensure this value is less than or equal to 200000.'], tranches: [{ strike_price: [RFQ_MESSAGES.strikePrice] }] },
-        valid_until: [RFQ_MESSAGES.dateTime],
       });
       const sum = await api('maker', 'POST', `/v2/organizations/rfqs/${rfq}/proposals/`, proposalBody({ loan: { quantity: 100, tranches: [{ quantity: 60, strike_basis: 'twap_premium', premium_pct: 5, expires_after_days: 30 }] } }));
       expect(sum.body).to.deep.equal({ loan: { tranches: [RFQ_MESSAGES.trancheSum] } });

@@ -74,7 +74,7 @@ describe('targets (list, preview, batch)', function () {
       const before = (await list('staff')).body.length;
       const r = await batch('owner', { create_targets: [gb({ metric: 'volume/twap' }), gb({ metric: 'depth/bid_7bps' })] });
       expect(r.status).to.equal(400);
-      expect(r.body).to.deep.equal({ create_targets: [{}, { metric: [TARGET_MESSAGES.metric('depth/bid_7bps', 'gb')] }] });
+      expect(r.body).to.deep.equal({ create_targets: [{}, { metric: ['Not a metric identifier of specification 4.9 (e.g. depth/bid_10bps).'] }] });
       expect((await list('staff')).body.length).to.equal(before);
     });
     it('deleting an id the caller may not see reads as not found; one it sees but may not change is named', async () => {
@@ -87,8 +87,10 @@ describe('targets (list, preview, batch)', function () {
       expect((await list('staff', { target_assets: w.asset, metrics: 'volume/vwap' })).body).to.deep.equal([]);
     });
     it('a market maker may not set targets; a second target of the same key needs the first deleted', async () => {
+      // Acting for an organization whose targets the caller does not manage is refused whole (403), as for loans and RFQs.
       const maker = await batch('maker', { create_targets: [mm({ metric: 'depth/ask_2bps' })] });
-      expect(maker.body).to.deep.equal({ create_targets: [{ organization: [TARGET_MESSAGES.organization(w.mm)] }] });
+      expect(maker.status).to.equal(403);
+      expect(maker.body).to.deep.equal({ detail: TARGET_MESSAGES.organization(w.mm) });
       const again = await batch('owner', { create_targets: [gb()] });
       expect(again.body).to.deep.equal({ create_targets: [{ non_field_errors: [BATCH_MESSAGES.duplicate(ids.volume!)] }] });
       const twice = await batch('owner', { create_targets: [gb({ metric: 'volume/twap' }), gb({ metric: 'volume/twap' })] });
@@ -137,15 +139,16 @@ describe('targets (list, preview, batch)', function () {
       delete ids.spread;
       ids.bid = mine.find((t) => t.metric === 'depth/bid_2bps')!.id;
     });
-    it('takes a form body, and refuses a scope the caller does not manage like an unknown one', async () => {
+    it('takes a form body, and refuses a scope the caller does not manage like an unknown one (403)', async () => {
       const form = await call('POST', '/v2/organizations/targets/preview/', { token: tokens.owner, form: { scopes: JSON.stringify([scope]), targets: JSON.stringify([]) } });
       expect(form.status, form.text).to.equal(200);
       expect((form.body as { summary: object }).summary).to.deep.equal({ added: 0, modified: 0, removed: 2 });
       const other = await call('POST', '/v2/organizations/targets/preview/', { token: tokens.owner, json: { scopes: [{ organization: project2, asset: assetC }], targets: [] } });
       const unknown = await call('POST', '/v2/organizations/targets/preview/', { token: tokens.owner, json: { scopes: [{ organization: 'no-such-org', asset: assetC }], targets: [] } });
-      expect(other.status).to.equal(400);
-      expect(other.body).to.deep.equal({ scopes: [{ organization: [TARGET_MESSAGES.organization(project2)] }] });
-      expect(unknown.body).to.deep.equal({ scopes: [{ organization: [TARGET_MESSAGES.organization('no-such-org')] }] });
+      expect(other.status).to.equal(403);
+      expect(other.body).to.deep.equal({ detail: TARGET_MESSAGES.organization(project2) });
+      expect(unknown.status).to.equal(403);
+      expect(unknown.body).to.deep.equal({ detail: TARGET_MESSAGES.organization('no-such-org') });
     });
   });
 

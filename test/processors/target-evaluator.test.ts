@@ -4,7 +4,8 @@
 // here with a clock of the test's own; the pure parts (status machine, session windows) are
 // checked on their own.
 import { expect } from 'chai';
-import { TargetEvaluator, windowOf, scaling } from '../../processors/targets/evaluator.ts';
+import { scaling } from '../../domain/targets/scaling.ts';
+import { TargetEvaluator, windowOf } from '../../processors/targets/evaluator.ts';
 import { KafkaEventPublisher } from '../../processors/targets/evaluator.ts';
 import { changeDate, nextStanding } from '../../domain/targets/status.ts';
 import { TargetRepository, type Target } from '../../domain/targets/repository.ts';

@@ -1,6 +1,7 @@
 // Small helpers for tests that drive the running service over HTTP.
 import crypto from 'node:crypto';
 import type { FixtureFile } from '../../schemas/index.ts';
+import { Contract } from '../../api/http/contract.ts';
 import { testStack } from './stack.ts';
 
 export interface ApiResponse<T = unknown> {
@@ -36,8 +37,24 @@ export async function call<T = any>(
   } catch {
     // HTML or empty
   }
+  holdToContract(method, path, res, parsed);
   return { status: res.status, headers: res.headers, body: parsed as T, text };
 }
+
+/**
+ * Every answer a test reads through `call` is held to api/openapi.yaml: an answer of a
+ * documented operation whose status or body the document does not describe fails the test.
+ */
+export function holdToContract(method: string, path: string, res: Response, body: unknown): void {
+  const op = contract.operationOf(method, path.split('?')[0]!);
+  if (!op) return;
+  const type = res.headers.get('content-type') ?? '';
+  const checked = type.startsWith('application/json') ? body : res.status === 204 ? undefined : body;
+  const errors = contract.responseErrors(op.id, res.status, type || 'application/json', checked);
+  if (errors.length > 0) throw new Error(`${method} ${path} -> ${res.status}: the answer breaks api/openapi.yaml (${op.id}): ${errors.slice(0, 5).join('; ')}`);
+}
+
+const contract = new Contract();
 
 export const uniq = (prefix: string) => `${prefix}${crypto.randomBytes(4).toString('hex')}`;
 export const UPPER = (s: string) => s.toUpperCase().replace(/[^A-Z0-9]/g, '');

@@ -2,15 +2,13 @@
 // POST /v1/user/api-keys/ creates one (password, and the code when two-factor is on);
 // GET lists the account's keys without secrets; DELETE /v1/user/api-keys/<id>/ revokes.
 // Keys are presented as `Authorization: Api-Key <key>` (api/http/auth.ts).
-import type Router from '@koa/router';
+import type { BodyOf, Handlers } from '../../http/contract.ts';
 import type { ApiKeyRecord } from '../../../domain/accounts/api-keys.ts';
 import { API_KEY_MAX_LIFETIME_MS, generateApiKey, MAX_ACTIVE_API_KEYS } from '../../auth/api-keys.ts';
 import type { ApiDeps } from '../../deps.ts';
-import { authenticate, principalOf } from '../../http/auth.ts';
+import { principalOf } from '../../http/auth.ts';
 import { badRequest, messageError, notFound } from '../../http/errors.ts';
-import { validateBody } from '../../http/validate.ts';
 import { accountOf, idParam, requireCodeIfEnrolled, requirePassword, throttleSignedIn } from '../../auth/account-checks.ts';
-import { createApiKeyBody, splitScopes, type CreateApiKeyBody } from './schemas.ts';
 
 export const API_KEY_ROUTE_MESSAGES = {
   limit: `You already have ${MAX_ACTIVE_API_KEYS} active API keys; revoke one before creating another.`,
@@ -30,53 +28,48 @@ export const presentApiKey = (k: ApiKeyRecord) => ({
   last_used_at: iso(k.lastUsedAt),
 });
 
-export function apiKeyRoutes(router: Router, deps: ApiDeps): void {
-  router.post(
-    '/v1/user/api-keys/',
-    authenticate(deps),
-    throttleSignedIn(deps, 'api-key-create', 'apiKeyCreatePerAccount', 'apiKeyCreatePerAddress'),
-    splitScopes,
-    validateBody(createApiKeyBody),
-    async (ctx) => {
-      const body = ctx.state.body as CreateApiKeyBody;
-      const user = await accountOf(deps, principalOf(ctx.state).user.id);
-      const now = deps.now();
-      let expiresAt = now + API_KEY_MAX_LIFETIME_MS;
-      if (body.expires_at !== undefined) {
-        expiresAt = Date.parse(body.expires_at);
-        if (expiresAt <= now) throw badRequest({ expires_at: [API_KEY_ROUTE_MESSAGES.expiresInPast] });
-        if (expiresAt > now + API_KEY_MAX_LIFETIME_MS) throw badRequest({ expires_at: [API_KEY_ROUTE_MESSAGES.expiresTooLate] });
-      }
-      await requirePassword(user, body.password);
-      await requireCodeIfEnrolled(deps, user.id, body.code);
+export function apiKeyHandlers(deps: ApiDeps): Handlers {
+  return {
+    createApiKey: [throttleSignedIn(deps, 'api-key-create', 'apiKeyCreatePerAccount', 'apiKeyCreatePerAddress'), async (ctx) => {
+        const body = ctx.state.body as BodyOf<'createApiKey'>;
+        const user = await accountOf(deps, principalOf(ctx.state).user.id);
+        const now = deps.now();
+        let expiresAt = now + API_KEY_MAX_LIFETIME_MS;
+        if (body.expires_at !== undefined) {
+          expiresAt = Date.parse(body.expires_at);
+          if (expiresAt <= now) throw badRequest({ expires_at: [API_KEY_ROUTE_MESSAGES.expiresInPast] });
+          if (expiresAt > now + API_KEY_MAX_LIFETIME_MS) throw badRequest({ expires_at: [API_KEY_ROUTE_MESSAGES.expiresTooLate] });
+        }
+        await requirePassword(user, body.password);
+        await requireCodeIfEnrolled(deps, user.id, body.code);
 
-      // Count and insert under a per-account lock shared by every API process, so
-      // concurrent requests cannot together pass the limit.
-      const created = await deps.locks.with(`api-keys:${user.id}`, async () => {
-        const at = deps.now();
-        if ((await deps.apiKeys.countActive(user.id, at)) >= MAX_ACTIVE_API_KEYS) throw messageError(API_KEY_ROUTE_MESSAGES.limit);
-        const id = await deps.ids.next('api_keys', await deps.apiKeys.maxId());
-        const { key, prefix, hash } = generateApiKey();
-        const record: ApiKeyRecord = { id, userId: user.id, name: body.name, prefix, scopes: body.scopes, createdAt: at, expiresAt, revokedAt: null, lastUsedAt: null };
-        await deps.apiKeys.insert({ ...record, keyHash: hash });
-        return { record, key };
-      });
-      deps.log.info('API key created', { user_id: user.id, key_id: created.record.id, prefix: created.record.prefix, scopes: body.scopes.join(',') });
-      ctx.status = 201;
-      ctx.body = { ...presentApiKey(created.record), key: created.key };
+        // Count and insert under a per-account lock shared by every API process, so
+        // concurrent requests cannot together pass the limit.
+        const created = await deps.locks.with(`api-keys:${user.id}`, async () => {
+          const at = deps.now();
+          if ((await deps.apiKeys.countActive(user.id, at)) >= MAX_ACTIVE_API_KEYS) throw messageError(API_KEY_ROUTE_MESSAGES.limit);
+          const id = await deps.ids.next('api_keys', await deps.apiKeys.maxId());
+          const { key, prefix, hash } = generateApiKey();
+          const record: ApiKeyRecord = { id, userId: user.id, name: body.name, prefix, scopes: body.scopes, createdAt: at, expiresAt, revokedAt: null, lastUsedAt: null };
+          await deps.apiKeys.insert({ ...record, keyHash: hash });
+          return { record, key };
+        });
+        deps.log.info('API key created', { user_id: user.id, key_id: created.record.id, prefix: created.record.prefix, scopes: body.scopes.join(',') });
+        ctx.status = 201;
+        ctx.body = { ...presentApiKey(created.record), key: created.key };
+      }],
+
+    listApiKeys: async (ctx) => {
+      ctx.body = (await deps.apiKeys.listForUser(principalOf(ctx.state).user.id)).map(presentApiKey);
     },
-  );
 
-  router.get('/v1/user/api-keys/', authenticate(deps), async (ctx) => {
-    ctx.body = (await deps.apiKeys.listForUser(principalOf(ctx.state).user.id)).map(presentApiKey);
-  });
-
-  router.delete('/v1/user/api-keys/:id/', authenticate(deps), async (ctx) => {
-    const userId = principalOf(ctx.state).user.id;
-    const key = await deps.apiKeys.byIdForUser(idParam(ctx.params.id), userId);
-    if (!key || key.revokedAt !== null) throw notFound();
-    await deps.apiKeys.revoke(key.id, deps.now());
-    deps.log.info('API key revoked', { user_id: userId, key_id: key.id });
-    ctx.status = 204;
-  });
+    revokeApiKey: async (ctx) => {
+      const userId = principalOf(ctx.state).user.id;
+      const key = await deps.apiKeys.byIdForUser(idParam(ctx.params.id), userId);
+      if (!key || key.revokedAt !== null) throw notFound();
+      await deps.apiKeys.revoke(key.id, deps.now());
+      deps.log.info('API key revoked', { user_id: userId, key_id: key.id });
+      ctx.status = 204;
+    },
+  };
 }

@@ -2,7 +2,7 @@
 // draft, and the actions of the state machine. Reading takes a token or an API key with
 // `metrics:read`; changing takes a signed-in member of the lender (API keys have no scope
 // for it). A loan the caller may not see answers 404; one it sees but may not change, 403.
-import type Router from '@koa/router';
+import type { Handlers } from '../../http/contract.ts';
 import type { Context } from 'koa';
 import { AgreementStore } from '../../../domain/agreements/store.ts';
 import { loanOf, type Loan, type LoanRecord } from '../../../domain/loans/loan.ts';
@@ -27,13 +27,15 @@ export interface LoanServices {
   targets: TargetRepository;
 }
 
-export function loanRoutes(router: Router, deps: ApiDeps): void {
+export function loanHandlers(deps: ApiDeps): Handlers {
   const s: LoanServices = { deps, store: new AgreementStore(deps.ch), targets: new TargetRepository(deps.ch) };
-  router.get('/v2/organizations/loans/', authenticate(deps, { apiKeyScope: 'metrics:read' }), listLoans(s));
-  router.post('/v2/organizations/loans/', authenticate(deps), createLoan(s));
-  router.get('/v2/organizations/loans/:id/', authenticate(deps, { apiKeyScope: 'metrics:read' }), readLoan(s));
-  router.patch('/v2/organizations/loans/:id/', authenticate(deps), patchLoan(s));
-  router.post('/v2/organizations/loans/:id/actions/', authenticate(deps), loanAction(s));
+  return {
+    listLoans: listLoans(s),
+    createLoan: createLoan(s),
+    getLoan: readLoan(s),
+    updateLoan: patchLoan(s),
+    loanAction: loanAction(s),
+  };
 }
 
 export async function loanContext(s: LoanServices, ctx: Context): Promise<LoanContext> {

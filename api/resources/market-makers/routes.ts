@@ -1,12 +1,11 @@
 // The market-maker endpoints (specification 4.10-4.12, and the reconciliation beyond it):
 // GET, parameters in the query string, `type=csv` and `filename` as the market endpoints.
 // One handler per endpoint, beside this file.
-import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { PartialsRepository } from '../../../domain/market/repositories/partials.ts';
 import { MarketMakerMetrics } from '../../../domain/market-makers/metrics.ts';
 import type { ApiDeps } from '../../deps.ts';
-import { authenticate } from '../../http/auth.ts';
+import type { Handlers } from '../../http/contract.ts';
 import type { RawParams } from '../market/schemas.ts';
 import { reconciliation } from './reconciliation.ts';
 import { reportedVolume } from './reported-volume.ts';
@@ -23,17 +22,16 @@ export interface MmServices extends Sources {
 
 export type MmHandler = (s: MmServices) => (ctx: Context, raw: RawParams) => Promise<void>;
 
-export function marketMakerRoutes(router: Router, deps: ApiDeps): void {
+export function marketMakerHandlers(deps: ApiDeps): Handlers {
   const s: MmServices = { deps, metrics: new MarketMakerMetrics(deps.ch), partials: new PartialsRepository(deps.ch), sealed: sealedRowsOf(deps) };
-  const endpoints: [string, MmHandler][] = [
-    ['/v2/organizations/market-maker-metrics/summary/', summary],
-    ['/v2/organizations/trusted-metrics/depth/', trustedDepth],
-    ['/v2/organizations/reported-metrics/volume/', reportedVolume],
-    ['/v2/organizations/market-maker-metrics/reconciliation/', reconciliation],
-  ];
-  const auth = authenticate(deps, { apiKeyScope: 'metrics:read' });
-  for (const [path, handler] of endpoints) {
+  const get = (handler: MmHandler) => {
     const handle = handler(s);
-    router.get(path, auth, (ctx) => handle(ctx, { ...ctx.query }));
-  }
+    return (ctx: Context) => handle(ctx, { ...ctx.query });
+  };
+  return {
+    getMarketMakerSummary: get(summary),
+    getTrustedDepth: get(trustedDepth),
+    getReportedVolume: get(reportedVolume),
+    getReconciliation: get(reconciliation),
+  };
 }

@@ -1,7 +1,7 @@
 // The market endpoints (specification 4.5-4.7, 4.13, 4.14), each as GET with its
 // parameters in the query string and POST with them in a JSON body; `type=csv` and
 // `filename` come from the query string on both. One handler per endpoint, beside this file.
-import type Router from '@koa/router';
+import type { Context } from 'koa';
 import { PartialsRepository } from '../../../domain/market/repositories/partials.ts';
 import { UptimeRepository } from '../../../domain/market/repositories/uptime.ts';
 import { WriteCounts } from '../../../domain/market/repositories/write-counts.ts';
@@ -9,8 +9,7 @@ import { MAX_REUSE_MS, RecentAnswers } from '../../market-caches/recent-answers.
 import { UptimeRows } from '../../market-caches/uptime-rows.ts';
 import { BLOCK_MAX_PAIRS, WindowPartials } from '../../market-caches/window-partials.ts';
 import type { ApiDeps } from '../../deps.ts';
-import { authenticate } from '../../http/auth.ts';
-import { badRequest } from '../../http/errors.ts';
+import type { Handlers, OperationId } from '../../http/contract.ts';
 import { leaderboard } from './leaderboard.ts';
 import { regionalVolume } from './regional-volume.ts';
 import type { RawParams } from './schemas.ts';
@@ -19,7 +18,7 @@ import { sharedAnswers } from './shared-answers.ts';
 import { summary } from './summary.ts';
 import { uptime } from './uptime.ts';
 
-export function marketRoutes(router: Router, deps: ApiDeps): void {
+export function marketHandlers(deps: ApiDeps): Handlers {
   const partials = new PartialsRepository(deps.ch);
   const uptimeRepo = new UptimeRepository(deps.ch);
   const writeCounts = new WriteCounts(deps.ch);
@@ -32,24 +31,20 @@ export function marketRoutes(router: Router, deps: ApiDeps): void {
     uptimeRows: new UptimeRows(uptimeRepo, writeCounts, deps.uptimeCache, sealing),
     scopes: new CallerScopes(deps),
   };
-  const endpoints: [string, MarketHandler][] = [
-    ['/v2/metrics/summary/', summary(s)],
-    ['/v2/leaderboard/', leaderboard(s)],
-    ['/v2/metrics/uptime/spread/', uptime(s, 'spread')],
-    ['/v2/metrics/uptime/depth/', uptime(s, 'depth')],
-    ['/v2/metrics/volume/regional/', regionalVolume(s)],
-  ];
-  const auth = authenticate(deps, { apiKeyScope: 'metrics:read' });
   const answers = deps.marketAnswers ?? new RecentAnswers({ reuseMs: deps.config.answerReuseMs ?? MAX_REUSE_MS, now: deps.now });
-  for (const [path, endpoint] of endpoints) {
+  const handlers: Handlers = {};
+  const endpoints: [string, string, MarketHandler][] = [
+    ['/v2/metrics/summary/', 'MarketSummary', summary(s)],
+    ['/v2/leaderboard/', 'Leaderboard', leaderboard(s)],
+    ['/v2/metrics/uptime/spread/', 'SpreadUptime', uptime(s, 'spread')],
+    ['/v2/metrics/uptime/depth/', 'DepthUptime', uptime(s, 'depth')],
+    ['/v2/metrics/volume/regional/', 'RegionalVolume', regionalVolume(s)],
+  ];
+  for (const [path, name, endpoint] of endpoints) {
     const handler = sharedAnswers(s, answers, path, endpoint);
-    router.get(path, auth, (ctx) => handler(ctx, { ...ctx.query }));
-    router.post(path, auth, (ctx) => {
-      const body = ctx.request.body;
-      if (body !== undefined && (typeof body !== 'object' || body === null || Array.isArray(body))) {
-        throw badRequest({ non_field_errors: ['Expected a JSON object.'] });
-      }
-      return handler(ctx, { ...((body as RawParams | undefined) ?? {}) });
-    });
+    handlers[`get${name}` as OperationId] = (ctx: Context) => handler(ctx, { ...ctx.query });
+    // The contract has checked the body: a JSON object of the endpoint's parameters.
+    handlers[`post${name}` as OperationId] = (ctx: Context) => handler(ctx, { ...((ctx.request.body as RawParams | undefined) ?? {}) });
   }
+  return handlers;
 }

@@ -5,10 +5,9 @@
 // (its default). Messages name the value that was refused, as clients of these endpoints
 // know them.
 import type { ErrorObject } from 'ajv';
-import { DateTime, IANAZone } from 'luxon';
 import { INTERVALS, LEVELS_BPS, LOOKBACKS, SESSIONS, type Interval, type Session } from '../../../domain/market/facts.ts';
 import type { SessionDay } from '../../../domain/market/window.ts';
-import { createAjv } from '../../../schemas/index.ts';
+import { createAjv, withOffsetSign } from '../../../schemas/index.ts';
 import type { FieldErrors } from '../../http/errors.ts';
 
 export type RawParams = Record<string, unknown>;
@@ -90,15 +89,7 @@ export function normalize(raw: RawParams): { params: RawParams; problems: FieldE
 }
 
 const ajv = createAjv({ coerceTypes: true, verbose: true, removeAdditional: false });
-ajv.addFormat('iso-instant', {
-  type: 'string',
-  // An unencoded "+05:30" in a query string arrives as " 05:30".
-  validate: (s: string) => DateTime.fromISO(withOffsetSign(s), { zone: 'utc', setZone: true }).isValid,
-});
-ajv.addFormat('time-zone', { type: 'string', validate: (s: string) => IANAZone.isValidZone(s) });
-
-/** The value of a time parameter as given, with a "+" an unencoded query string lost put back. */
-export const withOffsetSign = (s: string): string => s.replace(/ (\d{2}(?::?\d{2})?)$/, '+$1');
+export { withOffsetSign };
 
 const choice = (values: readonly string[]) => ({ type: 'string', enum: [...values] });
 

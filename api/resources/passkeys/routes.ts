@@ -7,7 +7,7 @@
 // Ceremonies live 5 minutes in Redis and are used up by the finishing call, whatever its
 // outcome. Passkeys must be discoverable and verify the user (PIN, biometrics), so a
 // passkey sign-in stands on its own: it asks no password and no TOTP code.
-import type Router from '@koa/router';
+import type { BodyOf, Handlers } from '../../http/contract.ts';
 import {
   generateAuthenticationOptions,
   generateRegistrationOptions,
@@ -19,21 +19,10 @@ import {
 import type { Passkey } from '../../../domain/accounts/passkeys.ts';
 import { CHALLENGE_TTL_MS } from '../../auth/challenges.ts';
 import type { ApiDeps } from '../../deps.ts';
-import { authenticate, principalOf } from '../../http/auth.ts';
+import { principalOf } from '../../http/auth.ts';
 import { badRequest, nonFieldError, notFound } from '../../http/errors.ts';
-import { validateBody } from '../../http/validate.ts';
 import { accountOf, idParam, requireCodeIfEnrolled, requirePassword, throttleAttempt, throttleSignedIn } from '../../auth/account-checks.ts';
 import { LOGIN_MESSAGES, signIn } from '../../auth/sign-in.ts';
-import {
-  passkeyLoginBody,
-  passkeyLoginOptionsBody,
-  passkeyOptionsBody,
-  passkeyRegisterBody,
-  type PasskeyLoginBody,
-  type PasskeyLoginOptionsBody,
-  type PasskeyOptionsBody,
-  type PasskeyRegisterBody,
-} from './schemas.ts';
 
 export const PASSKEY_MESSAGES = {
   invalidCeremony: 'This passkey ceremony is invalid or has expired; start again.',
@@ -58,138 +47,134 @@ const fromBase64url = (s: string) => new Uint8Array(Buffer.from(s, 'base64url'))
 
 const presentPasskey = (p: Pick<Passkey, 'id' | 'name' | 'createdAt'>) => ({ id: p.id, name: p.name, created_at: new Date(p.createdAt).toISOString() });
 
-export function passkeyRoutes(router: Router, deps: ApiDeps): void {
+export function passkeyHandlers(deps: ApiDeps): Handlers {
   const { webauthnRpId: rpID, webauthnOrigin: origin, webauthnRpName: rpName } = deps.config;
 
-  router.post(
-    '/v1/user/passkeys/options/',
-    authenticate(deps),
-    throttleSignedIn(deps, 'passkey-options', 'passkeyOptionsPerAccount', 'passkeyOptionsPerAddress'),
-    validateBody(passkeyOptionsBody),
-    async (ctx) => {
-      const body = ctx.state.body as PasskeyOptionsBody;
-      const user = await accountOf(deps, principalOf(ctx.state).user.id);
-      await requirePassword(user, body.password);
-      await requireCodeIfEnrolled(deps, user.id, body.code);
-      const existing = await deps.passkeys.listForUser(user.id);
-      const options = await generateRegistrationOptions({
-        rpName,
-        rpID,
-        userName: user.email,
-        userDisplayName: `${user.first_name} ${user.last_name}`.trim() || user.username,
-        userID: userHandle(user.id),
-        timeout: CHALLENGE_TTL_MS,
-        attestationType: 'none',
-        excludeCredentials: existing.map((p) => ({ id: p.credentialId, transports: p.transports })),
-        authenticatorSelection: { residentKey: 'required', requireResidentKey: true, userVerification: 'required' },
-      });
-      const ceremony: RegisterCeremony = { user_id: user.id, challenge: options.challenge };
-      ctx.body = { ceremony_id: await deps.challenges.create('passkey-register', ceremony), public_key: options };
+  return {
+    passkeyRegistrationOptions: [throttleSignedIn(deps, 'passkey-options', 'passkeyOptionsPerAccount', 'passkeyOptionsPerAddress'), async (ctx) => {
+        const body = ctx.state.body as BodyOf<'passkeyRegistrationOptions'>;
+        const user = await accountOf(deps, principalOf(ctx.state).user.id);
+        await requirePassword(user, body.password);
+        await requireCodeIfEnrolled(deps, user.id, body.code);
+        const existing = await deps.passkeys.listForUser(user.id);
+        const options = await generateRegistrationOptions({
+          rpName,
+          rpID,
+          userName: user.email,
+          userDisplayName: `${user.first_name} ${user.last_name}`.trim() || user.username,
+          userID: userHandle(user.id),
+          timeout: CHALLENGE_TTL_MS,
+          attestationType: 'none',
+          excludeCredentials: existing.map((p) => ({ id: p.credentialId, transports: p.transports })),
+          authenticatorSelection: { residentKey: 'required', requireResidentKey: true, userVerification: 'required' },
+        });
+        const ceremony: RegisterCeremony = { user_id: user.id, challenge: options.challenge };
+        ctx.body = { ceremony_id: await deps.challenges.create('passkey-register', ceremony), public_key: options };
+      }],
+
+    registerPasskey: async (ctx) => {
+      const body = ctx.state.body as BodyOf<'registerPasskey'>;
+      const userId = principalOf(ctx.state).user.id;
+      const ceremony = await deps.challenges.take<RegisterCeremony>('passkey-register', body.ceremony_id);
+      if (!ceremony || ceremony.user_id !== userId) throw badRequest({ ceremony_id: [PASSKEY_MESSAGES.invalidCeremony] });
+      let info;
+      try {
+        const verification = await verifyRegistrationResponse({
+          response: body.credential as unknown as RegistrationResponseJSON,
+          expectedChallenge: ceremony.challenge,
+          expectedOrigin: origin,
+          expectedRPID: rpID,
+          requireUserVerification: true,
+        });
+        info = verification.registrationInfo;
+      } catch (e) {
+        throw badRequest({ credential: [PASSKEY_MESSAGES.notVerified((e as Error).message)] });
+      }
+      if (!info) throw badRequest({ credential: [PASSKEY_MESSAGES.notVerified('not verified')] });
+      if (await deps.passkeys.byCredentialId(info.credential.id)) throw badRequest({ credential: [PASSKEY_MESSAGES.duplicate] });
+
+      const passkey = {
+        id: await deps.ids.next('passkeys', await deps.passkeys.maxId()),
+        userId,
+        credentialId: info.credential.id,
+        publicKey: Buffer.from(info.credential.publicKey).toString('base64url'),
+        name: body.name ?? 'Passkey',
+        transports: info.credential.transports ?? [],
+        createdAt: deps.now(),
+      };
+      await deps.passkeys.insert(passkey, info.credential.counter);
+      deps.log.info('passkey registered', { user_id: userId, passkey_id: passkey.id });
+      ctx.status = 201;
+      ctx.body = presentPasskey(passkey);
     },
-  );
 
-  router.post('/v1/user/passkeys/', authenticate(deps), validateBody(passkeyRegisterBody), async (ctx) => {
-    const body = ctx.state.body as PasskeyRegisterBody;
-    const userId = principalOf(ctx.state).user.id;
-    const ceremony = await deps.challenges.take<RegisterCeremony>('passkey-register', body.ceremony_id);
-    if (!ceremony || ceremony.user_id !== userId) throw badRequest({ ceremony_id: [PASSKEY_MESSAGES.invalidCeremony] });
-    let info;
-    try {
-      const verification = await verifyRegistrationResponse({
-        response: body.credential as unknown as RegistrationResponseJSON,
-        expectedChallenge: ceremony.challenge,
-        expectedOrigin: origin,
-        expectedRPID: rpID,
-        requireUserVerification: true,
+    listPasskeys: async (ctx) => {
+      const passkeys = await deps.passkeys.listForUser(principalOf(ctx.state).user.id);
+      ctx.body = passkeys.map((p) => ({ ...presentPasskey(p), last_used_at: p.lastUsedAt === null ? null : new Date(p.lastUsedAt).toISOString() }));
+    },
+
+    deletePasskey: async (ctx) => {
+      const userId = principalOf(ctx.state).user.id;
+      const passkey = await deps.passkeys.byIdForUser(idParam(ctx.params.id), userId);
+      if (!passkey) throw notFound();
+      await deps.passkeys.remove(passkey.id, deps.now());
+      deps.log.info('passkey removed', { user_id: userId, passkey_id: passkey.id });
+      ctx.status = 204;
+    },
+
+    passkeyLoginOptions: async (ctx) => {
+      const email = (ctx.state.body as BodyOf<'passkeyLoginOptions'>).email?.trim().toLowerCase() || undefined;
+      await throttleAttempt(deps, 'passkey-options', ctx.ip, email, 'passkeyOptionsPerAccount', 'passkeyOptionsPerAddress');
+      // With an e-mail, the account's passkeys are offered (for authenticators that cannot
+      // discover them); without one, or for an address with none, any discoverable passkey.
+      let passkeys: Passkey[] = [];
+      if (email) {
+        const user = await deps.users.byEmail(email);
+        if (user?.is_active) passkeys = await deps.passkeys.listForUser(user.id);
+      }
+      const options = await generateAuthenticationOptions({
+        rpID,
+        timeout: CHALLENGE_TTL_MS,
+        userVerification: 'required',
+        ...(passkeys.length ? { allowCredentials: passkeys.map((p) => ({ id: p.credentialId, transports: p.transports })) } : {}),
       });
-      info = verification.registrationInfo;
-    } catch (e) {
-      throw badRequest({ credential: [PASSKEY_MESSAGES.notVerified((e as Error).message)] });
-    }
-    if (!info) throw badRequest({ credential: [PASSKEY_MESSAGES.notVerified('not verified')] });
-    if (await deps.passkeys.byCredentialId(info.credential.id)) throw badRequest({ credential: [PASSKEY_MESSAGES.duplicate] });
+      const ceremony: LoginCeremony = { challenge: options.challenge, ...(passkeys.length ? { user_id: passkeys[0]!.userId } : {}) };
+      ctx.body = { ceremony_id: await deps.challenges.create('passkey-login', ceremony), public_key: options };
+    },
 
-    const passkey = {
-      id: await deps.ids.next('passkeys', await deps.passkeys.maxId()),
-      userId,
-      credentialId: info.credential.id,
-      publicKey: Buffer.from(info.credential.publicKey).toString('base64url'),
-      name: body.name ?? 'Passkey',
-      transports: info.credential.transports ?? [],
-      createdAt: deps.now(),
-    };
-    await deps.passkeys.insert(passkey, info.credential.counter);
-    deps.log.info('passkey registered', { user_id: userId, passkey_id: passkey.id });
-    ctx.status = 201;
-    ctx.body = presentPasskey(passkey);
-  });
+    passkeyLogin: async (ctx) => {
+      const body = ctx.state.body as BodyOf<'passkeyLogin'>;
+      const ceremony = await deps.challenges.take<LoginCeremony>('passkey-login', body.ceremony_id);
+      if (!ceremony) throw badRequest({ ceremony_id: [PASSKEY_MESSAGES.invalidCeremony] });
+      const response = body.credential as unknown as AuthenticationResponseJSON;
+      const failed = () => nonFieldError(LOGIN_MESSAGES.invalid);
 
-  router.get('/v1/user/passkeys/', authenticate(deps), async (ctx) => {
-    const passkeys = await deps.passkeys.listForUser(principalOf(ctx.state).user.id);
-    ctx.body = passkeys.map((p) => ({ ...presentPasskey(p), last_used_at: p.lastUsedAt === null ? null : new Date(p.lastUsedAt).toISOString() }));
-  });
+      const passkey = await deps.passkeys.byCredentialId(response.id);
+      if (!passkey || (ceremony.user_id !== undefined && passkey.userId !== ceremony.user_id)) throw failed();
+      const handle = response.response?.userHandle;
+      if (handle && handle !== Buffer.from(userHandle(passkey.userId)).toString('base64url')) throw failed();
+      const user = await deps.users.byId(passkey.userId);
+      if (!user || !user.is_active) throw failed();
 
-  router.delete('/v1/user/passkeys/:id/', authenticate(deps), async (ctx) => {
-    const userId = principalOf(ctx.state).user.id;
-    const passkey = await deps.passkeys.byIdForUser(idParam(ctx.params.id), userId);
-    if (!passkey) throw notFound();
-    await deps.passkeys.remove(passkey.id, deps.now());
-    deps.log.info('passkey removed', { user_id: userId, passkey_id: passkey.id });
-    ctx.status = 204;
-  });
-
-  router.post('/v1/passkeys/login/options/', validateBody(passkeyLoginOptionsBody), async (ctx) => {
-    const email = (ctx.state.body as PasskeyLoginOptionsBody).email?.trim().toLowerCase() || undefined;
-    await throttleAttempt(deps, 'passkey-options', ctx.ip, email, 'passkeyOptionsPerAccount', 'passkeyOptionsPerAddress');
-    // With an e-mail, the account's passkeys are offered (for authenticators that cannot
-    // discover them); without one, or for an address with none, any discoverable passkey.
-    let passkeys: Passkey[] = [];
-    if (email) {
-      const user = await deps.users.byEmail(email);
-      if (user?.is_active) passkeys = await deps.passkeys.listForUser(user.id);
-    }
-    const options = await generateAuthenticationOptions({
-      rpID,
-      timeout: CHALLENGE_TTL_MS,
-      userVerification: 'required',
-      ...(passkeys.length ? { allowCredentials: passkeys.map((p) => ({ id: p.credentialId, transports: p.transports })) } : {}),
-    });
-    const ceremony: LoginCeremony = { challenge: options.challenge, ...(passkeys.length ? { user_id: passkeys[0]!.userId } : {}) };
-    ctx.body = { ceremony_id: await deps.challenges.create('passkey-login', ceremony), public_key: options };
-  });
-
-  router.post('/v1/passkeys/login/', validateBody(passkeyLoginBody), async (ctx) => {
-    const body = ctx.state.body as PasskeyLoginBody;
-    const ceremony = await deps.challenges.take<LoginCeremony>('passkey-login', body.ceremony_id);
-    if (!ceremony) throw badRequest({ ceremony_id: [PASSKEY_MESSAGES.invalidCeremony] });
-    const response = body.credential as unknown as AuthenticationResponseJSON;
-    const failed = () => nonFieldError(LOGIN_MESSAGES.invalid);
-
-    const passkey = await deps.passkeys.byCredentialId(response.id);
-    if (!passkey || (ceremony.user_id !== undefined && passkey.userId !== ceremony.user_id)) throw failed();
-    const handle = response.response?.userHandle;
-    if (handle && handle !== Buffer.from(userHandle(passkey.userId)).toString('base64url')) throw failed();
-    const user = await deps.users.byId(passkey.userId);
-    if (!user || !user.is_active) throw failed();
-
-    let newCounter: number;
-    try {
-      const verification = await verifyAuthenticationResponse({
-        response,
-        expectedChallenge: ceremony.challenge,
-        expectedOrigin: origin,
-        expectedRPID: rpID,
-        credential: { id: passkey.credentialId, publicKey: fromBase64url(passkey.publicKey), counter: passkey.counter, transports: passkey.transports },
-        requireUserVerification: true,
-      });
-      if (!verification.verified) throw new Error('signature not verified');
-      newCounter = verification.authenticationInfo.newCounter;
-    } catch (e) {
-      // A counter that did not grow means a cloned authenticator (or a replay): worth a warning.
-      deps.log.warn('passkey sign-in rejected', { user_id: user.id, passkey_id: passkey.id, reason: (e as Error).message });
-      throw failed();
-    }
-    await deps.passkeys.recordUse(passkey.id, newCounter, deps.now());
-    ctx.body = await signIn(deps, user, body.remember_me === true, 'passkey');
-  });
+      let newCounter: number;
+      try {
+        const verification = await verifyAuthenticationResponse({
+          response,
+          expectedChallenge: ceremony.challenge,
+          expectedOrigin: origin,
+          expectedRPID: rpID,
+          credential: { id: passkey.credentialId, publicKey: fromBase64url(passkey.publicKey), counter: passkey.counter, transports: passkey.transports },
+          requireUserVerification: true,
+        });
+        if (!verification.verified) throw new Error('signature not verified');
+        newCounter = verification.authenticationInfo.newCounter;
+      } catch (e) {
+        // A counter that did not grow means a cloned authenticator (or a replay): worth a warning.
+        deps.log.warn('passkey sign-in rejected', { user_id: user.id, passkey_id: passkey.id, reason: (e as Error).message });
+        throw failed();
+      }
+      await deps.passkeys.recordUse(passkey.id, newCounter, deps.now());
+      ctx.body = await signIn(deps, user, body.remember_me === true, 'passkey');
+    },
+  };
 }

@@ -10,7 +10,7 @@ import type { Kafka, Message, Producer } from 'kafkajs';
 import type { Middleware } from 'koa';
 import type { User } from '../../../domain/accounts/users.ts';
 import { MM_METRICS } from '../../../domain/market/facts.ts';
-import { MAX_ITEMS_PER_MESSAGE, REPORTED_INTERVAL_MS, REPORTED_INTERVALS, reportedKey, type ReportedBatch, type ReportedInterval } from '../../../domain/market-makers/reported.ts';
+import { MAX_ITEMS_PER_MESSAGE, REPORTED_INTERVAL_MS, reportedKey, type ReportedBatch, type ReportedInterval } from '../../../domain/market-makers/reported.ts';
 import type { Organization } from '../../../domain/reference/repository.ts';
 import { organizationsOf, scopeOf } from '../../../domain/reference/visibility.ts';
 import type { Config } from '../../../lib/config.ts';
@@ -20,17 +20,15 @@ import type { ReportedMessage } from '../../../schemas/index.ts';
 import { parseTimestamp } from '../../../schemas/timestamps.ts';
 import type { ApiDeps } from '../../deps.ts';
 import { principalOf } from '../../http/auth.ts';
-import { HttpError, MESSAGES, messageError, type FieldErrors } from '../../http/errors.ts';
+import type { BodyOf } from '../../http/contract.ts';
+import { HttpError, type FieldErrors } from '../../http/errors.ts';
+
+type ReportedMetric = BodyOf<'pushReportedMetrics'>[number];
 
 /** Items per request (docs/ingest.md): a bound on the request's memory and on one answer's size. */
 export const MAX_PUSH_ITEMS = 10_000;
 
 export const PUSH_MESSAGES = {
-  notAList: 'Expected a non-empty list of reported metrics.',
-  tooMany: (n: number) => `A push holds at most ${MAX_PUSH_ITEMS} items; this one holds ${n}.`,
-  string: 'Not a valid string.',
-  null: 'This field may not be null.',
-  object: 'Expected an object.',
   // Unknown and not the caller's read alike: the answer never tells whether a slug exists.
   organization: (slug: string) => `"${slug}" is not one of your organizations.`,
   notMarketMaker: (slug: string) => `"${slug}" is not a market-maker organization.`,
@@ -38,19 +36,13 @@ export const PUSH_MESSAGES = {
   exchange: (slug: string) => `"${slug}" is not one of the organization's exchanges.`,
   pair: (pair: string, exchange: string, asset: string) => `"${pair}" on ${exchange} is not one of the organization's pairs of ${asset}.`,
   metric: (metric: string) => `"${metric}" is not a market-maker metric identifier (such as volume/volume, spread/spread_bps, depth/bid_2bps).`,
-  interval: `Not a valid choice; expected one of: ${REPORTED_INTERVALS.join(', ')}.`,
   timestamp: 'Enter a valid date-time (ISO 8601, UTC when no offset) or epoch milliseconds.',
   misaligned: (interval: ReportedInterval, start: number) => `Must be the start of a ${interval} interval (UTC), such as ${new Date(start).toISOString()}.`,
   future: 'Must not be in the future.',
   beforeEpoch: 'Must be 1970-01-01 or later.',
-  number: 'A valid number is required.',
-  finite: 'Must be a finite number.',
-  negative: 'Ensure this value is greater than or equal to 0.',
 } as const;
 
 const MM_METRIC_SET = new Set(MM_METRICS);
-const INTERVAL_SET = new Set<string>(REPORTED_INTERVALS);
-const FIELDS = ['organization', 'asset', 'exchange', 'pair', 'metric', 'interval', 'timestamp', 'value'] as const;
 
 /** What one of the caller's market-maker organizations covers. */
 interface Covered {
@@ -90,125 +82,54 @@ type Checked = { errors: FieldErrors; item?: undefined } | { errors: FieldErrors
 const NO_ERRORS: FieldErrors = Object.freeze({}) as FieldErrors;
 
 /**
- * A valid item's message, or undefined for anything checkItem might refuse: the common case
- * without building an item's errors (closures and an object per item were most of a push's
- * checking). Accepts only what checkItem accepts, by the same rules.
+ * One item's errors against the caller's organizations and what each covers (`{}` when
+ * valid) and, when valid, the message to produce. Its fields' types, the interval and the
+ * value's bounds were checked by the contract (api/openapi.yaml, `ReportedMetric`).
  */
-function validItem(raw: unknown, scope: PushScope, now: number): Checked | undefined {
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return undefined;
-  const { organization, asset, exchange, pair, metric, interval, timestamp, value } = raw as Record<string, unknown>;
-  if (typeof organization !== 'string' || typeof asset !== 'string' || typeof exchange !== 'string' || typeof pair !== 'string') return undefined;
-  if (typeof metric !== 'string' || typeof interval !== 'string' || typeof value !== 'number') return undefined;
-  if (typeof timestamp !== 'string' && typeof timestamp !== 'number') return undefined;
-  if (scope.organizations.get(organization)?.kind !== 'market_maker') return undefined;
-  const covered = scope.covered.get(organization);
-  if (!covered || !covered.assets.has(asset) || !covered.exchanges.has(exchange) || covered.pairs.get(`${exchange}\u0000${pair}`) !== asset) return undefined;
-  if (!MM_METRIC_SET.has(metric) || !INTERVAL_SET.has(interval)) return undefined;
-  const ts = parseTimestamp(timestamp);
-  if (ts === undefined || ts > now || ts < 0 || ts % REPORTED_INTERVAL_MS[interval as ReportedInterval] !== 0) return undefined;
-  if (!Number.isFinite(value) || value < 0) return undefined;
-  const item: ReportedMessage = { organization, asset, exchange, pair, metric, interval: interval as ReportedInterval, timestamp: new Date(ts).toISOString(), value };
-  return { errors: NO_ERRORS, item, ts };
-}
-
-/** One item's field errors (`{}` when valid) and, when valid, the message to produce. */
-function checkItem(raw: unknown, scope: PushScope, now: number): Checked {
-  const valid = validItem(raw, scope, now);
-  if (valid) return valid;
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return { errors: { non_field_errors: [PUSH_MESSAGES.object] } };
-  const x = raw as Record<string, unknown>;
+function checkItem(x: ReportedMetric, scope: PushScope, now: number): Checked {
   const errors: FieldErrors = {};
   const fail = (field: string, message: string) => {
     errors[field] = [message];
   };
-  for (const f of FIELDS) {
-    if (x[f] === undefined) fail(f, MESSAGES.required);
-    else if (x[f] === null) fail(f, PUSH_MESSAGES.null);
-  }
-  const str = (f: (typeof FIELDS)[number]): string | undefined => {
-    const v = x[f];
-    if (typeof v === 'string') return v;
-    if (!errors[f]) fail(f, PUSH_MESSAGES.string);
-    return undefined;
-  };
-  const organization = str('organization');
-  const asset = str('asset');
-  const exchange = str('exchange');
-  const pair = str('pair');
-  const metric = str('metric');
-  const interval = str('interval');
-
   // What the organization covers: asset, exchange and pair are judged only against it, so
   // they too never tell what exists outside the caller's organizations.
-  let covered: Covered | undefined;
-  if (organization !== undefined) {
-    const org = scope.organizations.get(organization);
-    if (!org) fail('organization', PUSH_MESSAGES.organization(organization));
-    else if (org.kind !== 'market_maker') fail('organization', PUSH_MESSAGES.notMarketMaker(organization));
-    else covered = scope.covered.get(organization);
-  }
+  const org = scope.organizations.get(x.organization);
+  const covered = org?.kind === 'market_maker' ? scope.covered.get(x.organization) : undefined;
+  if (!org) fail('organization', PUSH_MESSAGES.organization(x.organization));
+  else if (org.kind !== 'market_maker') fail('organization', PUSH_MESSAGES.notMarketMaker(x.organization));
   if (covered) {
-    const assetOk = asset !== undefined && covered.assets.has(asset);
-    if (asset !== undefined && !assetOk) fail('asset', PUSH_MESSAGES.asset(asset));
-    const exchangeOk = exchange !== undefined && covered.exchanges.has(exchange);
-    if (exchange !== undefined && !exchangeOk) fail('exchange', PUSH_MESSAGES.exchange(exchange));
-    if (assetOk && exchangeOk && pair !== undefined && covered.pairs.get(`${exchange}\u0000${pair}`) !== asset) {
-      fail('pair', PUSH_MESSAGES.pair(pair, exchange!, asset!));
-    }
+    const assetOk = covered.assets.has(x.asset);
+    if (!assetOk) fail('asset', PUSH_MESSAGES.asset(x.asset));
+    const exchangeOk = covered.exchanges.has(x.exchange);
+    if (!exchangeOk) fail('exchange', PUSH_MESSAGES.exchange(x.exchange));
+    if (assetOk && exchangeOk && covered.pairs.get(`${x.exchange}\u0000${x.pair}`) !== x.asset) fail('pair', PUSH_MESSAGES.pair(x.pair, x.exchange, x.asset));
   }
-  if (metric !== undefined && !MM_METRIC_SET.has(metric)) fail('metric', PUSH_MESSAGES.metric(metric));
-  const validInterval = interval !== undefined && INTERVAL_SET.has(interval) ? (interval as ReportedInterval) : undefined;
-  if (interval !== undefined && !validInterval) fail('interval', PUSH_MESSAGES.interval);
-
-  let ts: number | undefined;
-  if (!errors.timestamp) {
-    const t = x.timestamp;
-    ts = typeof t === 'string' || typeof t === 'number' ? parseTimestamp(t) : undefined;
-    if (ts === undefined) fail('timestamp', PUSH_MESSAGES.timestamp);
-    else if (ts > now) fail('timestamp', PUSH_MESSAGES.future);
-    // An ISO date before 1970 parses to a negative time, which the table's DateTime cannot hold.
-    else if (ts < 0) fail('timestamp', PUSH_MESSAGES.beforeEpoch);
-    else if (validInterval && ts % REPORTED_INTERVAL_MS[validInterval] !== 0) {
-      const step = REPORTED_INTERVAL_MS[validInterval];
-      fail('timestamp', PUSH_MESSAGES.misaligned(validInterval, Math.floor(ts / step) * step));
-    }
-  }
-  if (!errors.value) {
-    const v = x.value;
-    // JSON gives no NaN, but a number too large for a double (1e400) parses as Infinity.
-    if (typeof v !== 'number') fail('value', PUSH_MESSAGES.number);
-    else if (!Number.isFinite(v)) fail('value', PUSH_MESSAGES.finite);
-    else if (v < 0) fail('value', PUSH_MESSAGES.negative);
+  if (!MM_METRIC_SET.has(x.metric)) fail('metric', PUSH_MESSAGES.metric(x.metric));
+  const ts = parseTimestamp(x.timestamp);
+  if (ts === undefined) fail('timestamp', PUSH_MESSAGES.timestamp);
+  else if (ts > now) fail('timestamp', PUSH_MESSAGES.future);
+  // An ISO date before 1970 parses to a negative time, which the table's DateTime cannot hold.
+  else if (ts < 0) fail('timestamp', PUSH_MESSAGES.beforeEpoch);
+  else if (ts % REPORTED_INTERVAL_MS[x.interval] !== 0) {
+    const step = REPORTED_INTERVAL_MS[x.interval];
+    fail('timestamp', PUSH_MESSAGES.misaligned(x.interval, Math.floor(ts / step) * step));
   }
   if (Object.keys(errors).length > 0) return { errors };
   // Only the contract's fields go on, the time in one form: ISO 8601 in UTC.
-  const item: ReportedMessage = {
-    organization: organization!,
-    asset: asset!,
-    exchange: exchange!,
-    pair: pair!,
-    metric: metric!,
-    interval: validInterval!,
-    timestamp: new Date(ts!).toISOString(),
-    value: x.value as number,
-  };
-  return { errors, item, ts: ts! };
+  const item: ReportedMessage = { organization: x.organization, asset: x.asset, exchange: x.exchange, pair: x.pair, metric: x.metric, interval: x.interval, timestamp: new Date(ts!).toISOString(), value: x.value };
+  return { errors: NO_ERRORS, item, ts: ts! };
 }
 
 export function pushReportedMetrics(deps: ApiDeps): Middleware {
   return async (ctx) => {
-    const body: unknown = ctx.request.body;
-    if (!Array.isArray(body) || body.length === 0) throw messageError(PUSH_MESSAGES.notAList);
-    if (body.length > MAX_PUSH_ITEMS) throw messageError(PUSH_MESSAGES.tooMany(body.length));
+    // A non-empty list of at most MAX_PUSH_ITEMS items, each of the right shape: the contract checked it.
+    const body = ctx.state.body as BodyOf<'pushReportedMetrics'>;
     // The one instant of the request: "not in the future" is judged by it, and it is the push time.
     const now = deps.now();
     const principal = principalOf(ctx.state);
     const user = principal.user;
     const named = new Set<string>();
-    for (const raw of body) {
-      const org = (raw as { organization?: unknown } | null)?.organization;
-      if (typeof org === 'string') named.add(org);
-    }
+    for (const item of body) named.add(item.organization);
     const scope = await pushScope(deps, user, named);
 
     const errors: FieldErrors[] = [];

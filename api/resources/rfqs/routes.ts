@@ -8,7 +8,7 @@
 // closed, a proposal past valid_until expired: domain/rfq/deadlines.ts), and every change
 // runs under the agreements lock, reading the records again inside it, so a check and its
 // write see the same versions.
-import type Router from '@koa/router';
+import type { Handlers } from '../../http/contract.ts';
 import crypto from 'node:crypto';
 import type { Context } from 'koa';
 import { AGREEMENTS_LOCK, AgreementStore } from '../../../domain/agreements/store.ts';
@@ -85,22 +85,24 @@ export const RFQ_STATE_MESSAGES = {
   chooseMarketMaker: 'Name the market maker that proposes: you may propose for more than one.',
 } as const;
 
-export function rfqRoutes(router: Router, deps: ApiDeps): void {
+export function rfqHandlers(deps: ApiDeps): Handlers {
   const s: RfqServices = { deps, store: new AgreementStore(deps.ch), targets: new TargetRepository(deps.ch), faults: new Faults(deps.config.faults ?? []) };
   const read = authenticate(deps, { apiKeyScope: 'metrics:read' });
   const write = authenticate(deps);
-  router.get('/v2/organizations/rfqs/', read, listRfqs(s));
-  router.post('/v2/organizations/rfqs/', write, createRfq(s));
-  router.get('/v2/organizations/rfqs/:id/', read, readRfq(s));
-  router.patch('/v2/organizations/rfqs/:id/', write, patchRfq(s));
-  router.get('/v2/organizations/rfqs/:id/versions/', read, rfqVersions(s));
-  router.post('/v2/organizations/rfqs/:id/actions/', write, rfqAction(s));
-  router.get('/v2/organizations/rfqs/:id/proposals/', read, listProposals(s));
-  router.post('/v2/organizations/rfqs/:id/proposals/', write, createProposal(s));
-  router.get('/v2/organizations/rfqs/:id/proposals/:pid/', read, readProposal(s));
-  router.patch('/v2/organizations/rfqs/:id/proposals/:pid/', write, changeProposal(s));
-  router.get('/v2/organizations/rfqs/:id/proposals/:pid/versions/', read, proposalVersions(s));
-  router.post('/v2/organizations/rfqs/:id/award/', write, award(s));
+  return {
+    listRfqs: [read, listRfqs(s)],
+    createRfq: [write, createRfq(s)],
+    getRfq: [read, readRfq(s)],
+    updateRfq: [write, patchRfq(s)],
+    listRfqVersions: [read, rfqVersions(s)],
+    rfqAction: [write, rfqAction(s)],
+    listProposals: [read, listProposals(s)],
+    createProposal: [write, createProposal(s)],
+    getProposal: [read, readProposal(s)],
+    updateProposal: [write, changeProposal(s)],
+    listProposalVersions: [read, proposalVersions(s)],
+    awardRfq: [write, award(s)],
+  };
 }
 
 interface Caller {

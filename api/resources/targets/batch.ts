@@ -8,22 +8,19 @@ import type { Context } from 'koa';
 import { initialState, type Target, type TargetDefinition } from '../../../domain/targets/repository.ts';
 import { targetAccess } from '../../../domain/targets/visibility.ts';
 import { principalOf } from '../../http/auth.ts';
+import type { BodyOf } from '../../http/contract.ts';
 import { badRequest, type FieldErrors } from '../../http/errors.ts';
 import { checkTarget, targetKey, type TargetContext } from './input.ts';
 import { presentTarget } from './present.ts';
 import type { TargetServices } from './routes.ts';
 
-/** Targets a batch may create or delete at once: one insert, one answer. */
-export const MAX_BATCH = 5_000;
+type BatchBody = BodyOf<'applyTargetBatch'>;
 
 export const BATCH_MESSAGES = {
   notFound: (id: number) => `Target ${id} was not found.`,
   notYours: (id: number) => `You may not change target ${id}.`,
   duplicate: (id: number) => `A target with the same organization, asset, exchange, pair, metric and market hours exists (id ${id}); delete it in the same batch.`,
   repeated: 'Another target of this batch has the same organization, asset, exchange, pair, metric and market hours.',
-  ids: 'Expected a list of target ids.',
-  targets: 'Expected a list of targets.',
-  tooMany: `A batch holds at most ${MAX_BATCH} ids and ${MAX_BATCH} targets.`,
 } as const;
 
 export async function targetContext(s: TargetServices, ctx: Context): Promise<TargetContext> {
@@ -32,35 +29,19 @@ export async function targetContext(s: TargetServices, ctx: Context): Promise<Ta
   return { access, organizations: new Map(lists.organizations.map((o) => [o.slug, o])), lists };
 }
 
-function idsOf(v: unknown): number[] | undefined {
-  if (v === undefined || v === null || v === '') return [];
-  const items = typeof v === 'string' ? v.split(',').map((x) => x.trim()).filter((x) => x !== '') : Array.isArray(v) ? v : undefined;
-  if (!items) return undefined;
-  const ids = items.map((x) => (typeof x === 'number' ? x : typeof x === 'string' && /^\d+$/.test(x) ? Number(x) : NaN));
-  return ids.every((n) => Number.isSafeInteger(n) && n > 0) ? [...new Set(ids)] : undefined;
-}
-
 /**
  * Checks a batch against the targets as they are; the targets to create (with their
  * definitions) or the errors, shaped as the body: `delete_ids` messages and one object per
  * item of `create_targets`.
  */
-export function checkBatch(
-  body: { delete_ids?: unknown; create_targets?: unknown },
-  c: TargetContext,
-  existing: readonly Target[],
-): { deleteIds: number[]; create: TargetDefinition[] } | { errors: FieldErrors } {
+export function checkBatch(body: BatchBody, c: TargetContext, existing: readonly Target[]): { deleteIds: number[]; create: TargetDefinition[] } | { errors: FieldErrors } {
   const errors: FieldErrors = {};
-  const deleteIds = idsOf(body.delete_ids);
-  const rawTargets = body.create_targets === undefined || body.create_targets === null ? [] : body.create_targets;
-  if (!deleteIds) errors.delete_ids = [BATCH_MESSAGES.ids];
-  if (!Array.isArray(rawTargets)) errors.create_targets = [BATCH_MESSAGES.targets];
-  if (Object.keys(errors).length > 0) return { errors };
-  if (deleteIds!.length > MAX_BATCH || (rawTargets as unknown[]).length > MAX_BATCH) return { errors: { non_field_errors: [BATCH_MESSAGES.tooMany] } };
+  const deleteIds = [...new Set(body.delete_ids ?? [])];
+  const rawTargets = body.create_targets ?? [];
 
   const byId = new Map(existing.map((t) => [t.id, t]));
   const idErrors: string[] = [];
-  for (const id of deleteIds!) {
+  for (const id of deleteIds) {
     const t = byId.get(id);
     if (!t || !c.access.canSee(t)) idErrors.push(BATCH_MESSAGES.notFound(id));
     else if (!c.access.canManage(t)) idErrors.push(BATCH_MESSAGES.notYours(id));
@@ -73,7 +54,7 @@ export function checkBatch(
   const create: TargetDefinition[] = [];
   const itemErrors: FieldErrors[] = [];
   let bad = false;
-  for (const raw of rawTargets as unknown[]) {
+  for (const raw of rawTargets) {
     const r = checkTarget(raw, c);
     if (r.errors) {
       itemErrors.push(r.errors);
@@ -95,18 +76,17 @@ export function checkBatch(
     seen.add(key);
   }
   if (bad) errors.create_targets = itemErrors;
-  return Object.keys(errors).length > 0 ? { errors } : { deleteIds: deleteIds!, create };
+  return Object.keys(errors).length > 0 ? { errors } : { deleteIds, create };
 }
 
 export function applyBatch(s: TargetServices) {
   return async (ctx: Context) => {
-    const body = ctx.request.body as unknown;
-    if (typeof body !== 'object' || body === null || Array.isArray(body)) throw badRequest({ non_field_errors: ['Expected a JSON object {delete_ids, create_targets}.'] });
+    const body = ctx.state.body as BatchBody;
     const user = principalOf(ctx.state).user;
     const c = await targetContext(s, ctx);
     const created = await s.deps.locks.with('targets:batch', async () => {
       const existing = await s.targets.all();
-      const checked = checkBatch(body as Record<string, unknown>, c, existing);
+      const checked = checkBatch(body, c, existing);
       if ('errors' in checked) throw badRequest(checked.errors);
       const floor = await s.targets.maxId();
       const create: (TargetDefinition & { id: number })[] = [];

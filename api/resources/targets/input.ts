@@ -1,14 +1,15 @@
 // A target as posted (preview `targets[]`, batch `create_targets[]`; specification 2.4 and
-// 4.8) checked field by field into a definition. The type follows the organization (a
+// 4.8) checked against what the caller manages, into a definition. The type follows the organization (a
 // market maker's targets are `mm`, others `gb`: addendum section 6); the caller must
 // manage such targets (domain/targets/visibility.ts), and an organization or asset the
 // caller may not use reads like an unknown one.
-import { isTargetMetric, defaultDirection, DIRECTIONS, SCALING_MODES, SCALING_SOURCES, TARGET_SESSIONS, type TargetSession, type TargetType } from '../../../domain/targets/facts.ts';
+import { isTargetMetric, defaultDirection, type TargetSession, type TargetType } from '../../../domain/targets/facts.ts';
 import type { TargetDefinition } from '../../../domain/targets/repository.ts';
 import type { TargetAccess } from '../../../domain/targets/visibility.ts';
 import type { Organization, ReferenceLists } from '../../../domain/reference/repository.ts';
 import { scopeOf } from '../../../domain/reference/visibility.ts';
-import { MESSAGES, type FieldErrors } from '../../http/errors.ts';
+import type { BodyOf } from '../../http/contract.ts';
+import { forbidden, MESSAGES, type FieldErrors } from '../../http/errors.ts';
 
 export const TARGET_MESSAGES = {
   organization: (slug: string) => `"${slug}" is not an organization whose targets you manage.`,
@@ -16,7 +17,6 @@ export const TARGET_MESSAGES = {
   asset: (symbol: string) => `"${symbol}" is not an asset of the organization whose targets you manage.`,
   pair: (pair: string, exchange: string) => `"${pair}" on "${exchange}" is not a pair of the asset the organization covers.`,
   metric: (metric: string, type: TargetType) => `"${metric}" is not a metric identifier of ${type} targets.`,
-  choice: (values: readonly string[]) => `Not a valid choice; expected one of: ${values.join(', ')}.`,
   referencePrice: 'A reference price above 0 is required when price scaling is enabled.',
 } as const;
 
@@ -27,111 +27,53 @@ export interface TargetContext {
   lists: ReferenceLists;
 }
 
-type Raw = Record<string, unknown>;
+/** A target as posted; its fields' types, choices and bounds were checked by the contract (api/openapi.yaml, `TargetInput`). */
+export type TargetInput = NonNullable<BodyOf<'applyTargetBatch'>['create_targets']>[number];
 
-/** A form field arrives as a string: "true"/"false", a number's text. */
-function bool(v: unknown): boolean | undefined {
-  if (typeof v === 'boolean') return v;
-  if (v === 'true' || v === '1' || v === 'on') return true;
-  if (v === 'false' || v === '0' || v === 'off' || v === '') return false;
-  return undefined;
-}
-
-function num(v: unknown): number | undefined {
-  if (typeof v === 'number') return Number.isFinite(v) ? v : undefined;
-  if (typeof v === 'string' && v.trim() !== '' && Number.isFinite(Number(v))) return Number(v);
-  return undefined;
-}
-
-/** The definition, or the item's field errors. Unset optional fields take their defaults. */
-export function checkTarget(raw: unknown, c: TargetContext): { target: TargetDefinition; errors?: undefined } | { errors: FieldErrors; target?: undefined } {
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return { errors: { non_field_errors: ['Expected an object.'] } };
-  const x = raw as Raw;
+/**
+ * The definition, or the item's field errors, against what the caller manages. Unset
+ * optional fields take their defaults. An organization whose targets the caller does not
+ * manage (or an unknown one, alike) is a refusal of the whole request: 403.
+ */
+export function checkTarget(x: TargetInput, c: TargetContext): { target: TargetDefinition; errors?: undefined } | { errors: FieldErrors; target?: undefined } {
   const errors: FieldErrors = {};
   const fail = (f: string, m: string) => {
     errors[f] = [m];
   };
-  const str = (f: string): string | undefined => {
-    const v = x[f];
-    if (v === undefined || v === null || v === '') fail(f, MESSAGES.required);
-    else if (typeof v !== 'string') fail(f, 'Not a valid string.');
-    else return v;
-    return undefined;
-  };
-  const organization = str('organization');
-  const asset = str('asset');
-  const exchange = str('exchange');
-  const pair = str('pair');
-  const metric = str('metric');
-
-  const org = organization === undefined ? undefined : c.organizations.get(organization);
-  const type: TargetType | undefined = org ? (org.kind === 'market_maker' ? 'mm' : 'gb') : undefined;
-  if (organization !== undefined && !org) fail('organization', TARGET_MESSAGES.organization(organization));
-  if (type && x.type !== undefined && x.type !== type) fail('type', TARGET_MESSAGES.type(type));
-
-  if (org && type && asset !== undefined) {
-    const scope = scopeOf(org, c.lists);
-    const manageable = scope.assets.filter((a) => c.access.canManage({ type, organization: org.slug, asset: a.symbol }));
-    // An organization none of whose targets the caller manages reads as an unknown one.
-    if (manageable.length === 0) fail('organization', TARGET_MESSAGES.organization(org.slug));
-    else if (!manageable.some((a) => a.symbol === asset)) fail('asset', TARGET_MESSAGES.asset(asset));
-    else if (exchange !== undefined && pair !== undefined && !scope.pairs.some((p) => p.exchange === exchange && p.pair === pair && p.asset === asset)) {
-      fail('pair', TARGET_MESSAGES.pair(pair, exchange));
-    }
-  }
-  if (type && metric !== undefined && !isTargetMetric(type, metric)) fail('metric', TARGET_MESSAGES.metric(metric, type));
-
-  const threshold = num(x.threshold);
-  if (x.threshold === undefined || x.threshold === null || x.threshold === '') fail('threshold', MESSAGES.required);
-  else if (threshold === undefined) fail('threshold', 'A valid number is required.');
-
-  const choice = <T extends string>(f: string, values: readonly T[], fallback: T): T => {
-    const v = x[f];
-    if (v === undefined || v === null || v === '') return fallback;
-    if (typeof v === 'string' && (values as readonly string[]).includes(v)) return v as T;
-    fail(f, TARGET_MESSAGES.choice(values));
-    return fallback;
-  };
-  const flag = (f: string, fallback: boolean): boolean => {
-    if (x[f] === undefined || x[f] === null) return fallback;
-    const b = bool(x[f]);
-    if (b === undefined) fail(f, 'Must be a valid boolean.');
-    return b ?? fallback;
-  };
-  const direction = choice('direction', DIRECTIONS, defaultDirection(metric ?? ''));
-  const hours = x.market_hours === 'default' ? null : choice<TargetSession | ''>('market_hours', ['', ...TARGET_SESSIONS], '');
-  const scalingEnabled = flag('scaling_enabled', false);
-  const scalingMode = choice('scaling_mode', SCALING_MODES, 'price');
-  const scalingSource = choice('scaling_source', SCALING_SOURCES, 'manual');
-  let reference = 0;
-  if (x.scaling_reference_price !== undefined && x.scaling_reference_price !== null && x.scaling_reference_price !== '') {
-    const r = num(x.scaling_reference_price);
-    if (r === undefined || r < 0) fail('scaling_reference_price', 'A valid number >= 0 is required.');
-    else reference = r;
-  }
-  if (scalingEnabled && scalingMode === 'price' && scalingSource !== 'loan_twap' && !(reference > 0) && !errors.scaling_reference_price) {
-    fail('scaling_reference_price', TARGET_MESSAGES.referencePrice);
-  }
-  const telegram = flag('telegram_notifications', false);
-  const active = flag('active', true);
+  const org = c.organizations.get(x.organization);
+  const type: TargetType = org?.kind === 'market_maker' ? 'mm' : 'gb';
+  const scope = org ? scopeOf(org, c.lists) : undefined;
+  const manageable = org && scope ? scope.assets.filter((a) => c.access.canManage({ type, organization: org.slug, asset: a.symbol })) : [];
+  if (manageable.length === 0) throw forbidden(TARGET_MESSAGES.organization(x.organization));
+  if (x.type !== undefined && x.type !== type) fail('type', TARGET_MESSAGES.type(type));
+  if (!manageable.some((a) => a.symbol === x.asset)) fail('asset', TARGET_MESSAGES.asset(x.asset));
+  else if (!scope!.pairs.some((p) => p.exchange === x.exchange && p.pair === x.pair && p.asset === x.asset)) fail('pair', TARGET_MESSAGES.pair(x.pair, x.exchange));
+  if (!isTargetMetric(type, x.metric)) fail('metric', TARGET_MESSAGES.metric(x.metric, type));
+  if (x.threshold === undefined) fail('threshold', MESSAGES.required);
+  const scalingEnabled = x.scaling_enabled ?? false;
+  const scalingMode = x.scaling_mode ?? 'price';
+  const scalingSource = x.scaling_source ?? 'manual';
+  const reference = x.scaling_reference_price ?? 0;
+  if (scalingEnabled && scalingMode === 'price' && scalingSource !== 'loan_twap' && !(reference > 0)) fail('scaling_reference_price', TARGET_MESSAGES.referencePrice);
   if (Object.keys(errors).length > 0) return { errors };
+  const hours = x.market_hours === 'default' || x.market_hours === '' || x.market_hours === undefined ? null : (x.market_hours as TargetSession | null);
   return {
     target: {
-      type: type!,
-      organization: organization!,
-      asset: asset!,
-      exchange: exchange!,
-      pair: pair!,
-      metric: metric!,
-      threshold: threshold!,
-      direction,
-      active,
-      telegram_notifications: telegram,
+      type,
+      organization: x.organization,
+      asset: x.asset,
+      exchange: x.exchange,
+      pair: x.pair,
+      metric: x.metric,
+      threshold: x.threshold!,
+      direction: x.direction ?? defaultDirection(x.metric),
+      active: x.active ?? true,
+      telegram_notifications: x.telegram_notifications ?? false,
       scaling_mode: scalingMode,
       scaling_enabled: scalingEnabled,
       scaling_source: scalingSource,
       scaling_reference_price: reference,
-      market_hours: hours === '' ? null : hours,
+      market_hours: hours,
     },
   };
 }

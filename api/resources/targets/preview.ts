@@ -3,10 +3,11 @@
 // and the batch that does it. Nothing is saved. Accepts JSON, urlencoded and multipart
 // bodies (in a form, `scopes` and `targets` are JSON texts).
 import type { Context } from 'koa';
-import { defaultDirection } from '../../../domain/targets/facts.ts';
+import { defaultDirection, isTargetMetric } from '../../../domain/targets/facts.ts';
 import { definitionOf, type Target, type TargetDefinition } from '../../../domain/targets/repository.ts';
 import { scopeOf } from '../../../domain/reference/visibility.ts';
-import { badRequest, MESSAGES, type FieldErrors } from '../../http/errors.ts';
+import type { BodyOf } from '../../http/contract.ts';
+import { badRequest, forbidden, type FieldErrors } from '../../http/errors.ts';
 import { targetContext } from './batch.ts';
 import { checkTarget, targetKey, TARGET_MESSAGES } from './input.ts';
 import type { TargetServices } from './routes.ts';
@@ -71,46 +72,27 @@ function previewShape(t: TargetDefinition & { id: number | null; display_thresho
 /** The form of a target to create (specification 2.4, preview `batch.create_targets[]`): its whole definition, so saving the batch keeps it as previewed. */
 const toCreate = (t: TargetDefinition) => definitionOf(t);
 
-const jsonField = (v: unknown): unknown => {
-  if (typeof v !== 'string') return v;
-  try {
-    return JSON.parse(v) as unknown;
-  } catch {
-    return v;
-  }
-};
-
 export function previewTargets(s: TargetServices) {
   return async (ctx: Context) => {
-    const body = ctx.request.body as Record<string, unknown> | undefined;
-    if (typeof body !== 'object' || body === null || Array.isArray(body)) throw badRequest({ non_field_errors: ['Expected an object {scopes, targets, apply_scaling}.'] });
-    const scopes = jsonField(body.scopes);
-    const posted = jsonField(body.targets ?? []);
-    const applyScaling = body.apply_scaling === true || body.apply_scaling === 'true' || body.apply_scaling === '1';
-    const errors: FieldErrors = {};
-    if (!Array.isArray(scopes) || scopes.length === 0) errors.scopes = [scopes === undefined ? MESSAGES.required : 'Expected a non-empty list of {organization, asset, metrics}.'];
-    if (!Array.isArray(posted)) errors.targets = ['Expected a list of targets.'];
-    if (Object.keys(errors).length > 0) throw badRequest(errors);
-
+    // Its shape checked by the contract (a form's `scopes` and `targets` are JSON texts).
+    const body = ctx.state.body as BodyOf<'previewTargets'>;
+    const applyScaling = body.apply_scaling === true;
     const c = await targetContext(s, ctx);
-    // The scopes: each an organization and asset the caller manages targets of, and metrics.
+    // The scopes: each an organization and asset the caller manages targets of (403 for an
+    // organization it does not, as for every change), and metrics of the organization's type.
     const scopeErrors: FieldErrors[] = [];
     const inScope: { organization: string; asset: string; metrics: Set<string> | undefined }[] = [];
-    for (const raw of scopes as unknown[]) {
-      const x = (typeof raw === 'object' && raw !== null ? raw : {}) as Record<string, unknown>;
+    for (const x of body.scopes) {
       const e: FieldErrors = {};
-      const org = typeof x.organization === 'string' ? c.organizations.get(x.organization) : undefined;
+      const org = c.organizations.get(x.organization);
       const type = org?.kind === 'market_maker' ? 'mm' : 'gb';
-      const metrics = Array.isArray(x.metrics) ? x.metrics.filter((m): m is string => typeof m === 'string') : undefined;
-      // As for a target (input.ts): an organization none of whose targets the caller manages reads as unknown.
       const manageable = org ? scopeOf(org, c.lists).assets.filter((a) => c.access.canManage({ type, organization: org.slug, asset: a.symbol })) : [];
-      if (typeof x.organization !== 'string') e.organization = [MESSAGES.required];
-      else if (!org || manageable.length === 0) e.organization = [TARGET_MESSAGES.organization(x.organization)];
-      if (typeof x.asset !== 'string') e.asset = [MESSAGES.required];
-      else if (manageable.length > 0 && !manageable.some((a) => a.symbol === x.asset)) e.asset = [TARGET_MESSAGES.asset(x.asset)];
-      if (x.metrics !== undefined && !Array.isArray(x.metrics)) e.metrics = ['Expected a list of metric identifiers.'];
+      if (manageable.length === 0) throw forbidden(TARGET_MESSAGES.organization(x.organization));
+      if (!manageable.some((a) => a.symbol === x.asset)) e.asset = [TARGET_MESSAGES.asset(x.asset)];
+      const wrong = (x.metrics ?? []).filter((m) => !isTargetMetric(type, m));
+      if (wrong.length > 0) e.metrics = wrong.map((m) => TARGET_MESSAGES.metric(m, type));
       scopeErrors.push(e);
-      if (Object.keys(e).length === 0) inScope.push({ organization: org!.slug, asset: x.asset as string, metrics: metrics && metrics.length > 0 ? new Set(metrics) : undefined });
+      if (Object.keys(e).length === 0) inScope.push({ organization: org!.slug, asset: x.asset, metrics: x.metrics && x.metrics.length > 0 ? new Set(x.metrics) : undefined });
     }
     if (scopeErrors.some((e) => Object.keys(e).length > 0)) throw badRequest({ scopes: scopeErrors });
     const within = (t: { organization: string; asset: string; metric: string }) =>
@@ -122,13 +104,10 @@ export function previewTargets(s: TargetServices) {
     const byKey = new Map(existing.map((t) => [targetKey(t), t]));
     const targetErrors: FieldErrors[] = [];
     const after: { target: TargetDefinition; fallback: boolean }[] = [];
-    for (const raw of posted as unknown[]) {
-      const x = (typeof raw === 'object' && raw !== null && !Array.isArray(raw) ? { ...(raw as Record<string, unknown>) } : raw) as Record<string, unknown>;
-      let fallback = false;
-      if (typeof x === 'object' && x !== null && (x.threshold === undefined || x.threshold === null || x.threshold === '') && typeof x.metric === 'string') {
-        x.threshold = defaultThreshold(x.metric);
-        fallback = true;
-      }
+    for (const raw of body.targets ?? []) {
+      const x = { ...raw };
+      const fallback = x.threshold === undefined;
+      if (fallback) x.threshold = defaultThreshold(x.metric);
       const r = checkTarget(x, c);
       if (r.errors) {
         targetErrors.push(r.errors);
