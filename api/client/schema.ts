@@ -1362,7 +1362,7 @@ export interface components {
             direction: "above" | "below";
             active: boolean;
             telegram_notifications: boolean;
-            /** @description Every status change, oldest first. `updated_at` is when the evaluator decided it (never before the target was made); the minute it evaluated is in the evaluations. */
+            /** @description Every status change, oldest first; the first is `unchecked` at the creation. `updated_at` is when the evaluator decided the change (its clock at that evaluation), never earlier than the target's creation nor than the entry before it. The hour the change was decided over is the `timestamp` of the target's evaluations and the `minute` of its `targets.events` message. */
             updates: {
                 /** @enum {string} */
                 status: "unchecked" | "stable" | "alert" | "recovering";
@@ -1396,23 +1396,23 @@ export interface components {
              */
             direction?: "above" | "below";
             /** @default true */
-            active: boolean;
+            active?: boolean;
             /** @default false */
-            telegram_notifications: boolean;
+            telegram_notifications?: boolean;
             /**
              * @default price
              * @enum {string}
              */
-            scaling_mode: "legacy" | "price";
+            scaling_mode?: "legacy" | "price";
             /** @default false */
-            scaling_enabled: boolean;
+            scaling_enabled?: boolean;
             /**
              * @default manual
              * @enum {string}
              */
-            scaling_source: "asset_twap_24h" | "loan_twap" | "manual";
+            scaling_source?: "asset_twap_24h" | "loan_twap" | "manual";
             /** @default 0 */
-            scaling_reference_price: number;
+            scaling_reference_price?: number;
             /** @description A session; `default`, empty or null: all hours. */
             market_hours?: components["schemas"]["TargetSession"] | "default" | string | null;
         } & unknown;
@@ -1498,16 +1498,16 @@ export interface components {
             model?: components["schemas"]["LoanModel"];
             quantity?: components["schemas"]["Tokens"];
             /** @default 0 */
-            quote_amount: components["schemas"]["Usd"];
+            quote_amount?: components["schemas"]["Usd"];
             /**
              * @description > 0 for retainer and hybrid.
              * @default 0
              */
-            retainer_fee_usd_month: components["schemas"]["Usd"];
+            retainer_fee_usd_month?: components["schemas"]["Usd"];
             /** @default 0 */
-            interest_rate_pct: components["schemas"]["Percent"];
+            interest_rate_pct?: components["schemas"]["Percent"];
             /** @default USDT */
-            settlement_asset: components["schemas"]["Symbol"];
+            settlement_asset?: components["schemas"]["Symbol"];
             collateral?: null | {
                 asset: components["schemas"]["Symbol"];
                 amount: components["schemas"]["Tokens"];
@@ -1614,14 +1614,14 @@ export interface components {
             loan_budget?: {
                 quantity: components["schemas"]["Tokens"];
                 /** @default 0 */
-                quote_amount: components["schemas"]["Usd"];
+                quote_amount?: components["schemas"]["Usd"];
             };
             term_days?: number;
             requirements?: components["schemas"]["Kpi"][];
             /** @description Market-maker slugs; empty: every market maker. */
             invited?: components["schemas"]["Slug"][];
             /** @default false */
-            sealed: boolean;
+            sealed?: boolean;
             /** @description In the future. */
             deadline?: components["schemas"]["Instant"];
         };
@@ -1677,7 +1677,7 @@ export interface components {
                 /** @description At most the budget. */
                 quantity: components["schemas"]["Tokens"];
                 /** @default 0 */
-                quote_amount: components["schemas"]["Usd"];
+                quote_amount?: components["schemas"]["Usd"];
                 tranches: {
                     quantity: components["schemas"]["Tokens"];
                     /** @enum {string} */
@@ -1688,9 +1688,9 @@ export interface components {
                 }[];
             };
             /** @default 0 */
-            retainer_fee_usd_month: components["schemas"]["Usd"];
+            retainer_fee_usd_month?: components["schemas"]["Usd"];
             /** @default 0 */
-            interest_rate_pct: components["schemas"]["Percent"];
+            interest_rate_pct?: components["schemas"]["Percent"];
             kpis?: components["schemas"]["Kpi"][];
             exchanges?: components["schemas"]["Slug"][];
             notes?: string;
@@ -1770,7 +1770,7 @@ export interface components {
             email?: string;
             password?: string;
             /** @default false */
-            remember_me: boolean;
+            remember_me?: boolean;
         };
         TotpLoginBody: {
             challenge_id: string;
@@ -1828,9 +1828,9 @@ export interface components {
                 metrics?: components["schemas"]["MetricId"][];
             }[];
             /** @default [] */
-            targets: components["schemas"]["TargetInput"][];
+            targets?: components["schemas"]["TargetInput"][];
             /** @default false */
-            apply_scaling: boolean;
+            apply_scaling?: boolean;
         };
         TargetBatch: {
             delete_ids: number[];
@@ -1838,9 +1838,9 @@ export interface components {
         };
         TargetBatchInput: {
             /** @default [] */
-            delete_ids: components["schemas"]["Id"][];
+            delete_ids?: components["schemas"]["Id"][];
             /** @default [] */
-            create_targets: components["schemas"]["TargetInput"][];
+            create_targets?: components["schemas"]["TargetInput"][];
         };
     };
     responses: {
