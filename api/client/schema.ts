@@ -1016,6 +1016,86 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/stream/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Server-sent events of what changes among what the caller may see
+         * @description A `text/event-stream` (server-sent events) that stays open: each event is
+         *     `event: <type>`, `id: <id>`, `data: <one JSON object>` (the types and their fields are
+         *     under the 200 answer). Every event is one the caller may see as the endpoints decide it
+         *     (market data of the caller's pairs, targets as `GET /v2/organizations/targets/`, loans
+         *     and RFQs as their lists). A comment line (`: keep-alive`) at least every 15 s.
+         *
+         *     Resume: reconnect with the `Last-Event-ID` header (an EventSource sends it by itself)
+         *     or `last_event_id`: the events after that id come in order and without duplicates, for
+         *     at least the last hour and from any API process, also after a restart. For an older id
+         *     the first event is `reset`: read the endpoints again; the stream then goes on from now.
+         *     The stream ends within 10 s of the token or key being revoked, the user deactivated or
+         *     a membership changed; a client that does not keep up gets `reset` and is closed.
+         *
+         *     A browser's EventSource cannot send the Authorization header: it opens the stream with
+         *     a ticket from `POST /v2/stream/tickets/` (`GET /v2/stream/tickets/{ticket}/`). A token
+         *     never goes in a URL.
+         */
+        get: operations["openStream"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/stream/tickets/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A single-use ticket that opens one stream, for a browser's EventSource
+         * @description Valid 30 s and for one stream, opened as the caller who asked for it with
+         *     `GET /v2/stream/tickets/{ticket}/` (the `url` of the answer, with the stream's
+         *     parameters). The stream keeps checking the token or key that asked for the ticket.
+         */
+        post: operations["createStreamTicket"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/stream/tickets/{ticket}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The stream, opened with a ticket instead of the Authorization header
+         * @description As `GET /v2/stream/`, authenticated by a ticket from `POST /v2/stream/tickets/`: the
+         *     ticket is the credential (no header), good for one stream within 30 s of its issue.
+         *     An EventSource cannot reconnect with a used ticket: get a new one and pass the last id
+         *     received as `last_event_id`.
+         */
+        get: operations["openStreamWithTicket"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/openapi.yaml": {
         parameters: {
             query?: never;
@@ -1683,7 +1763,8 @@ export interface components {
                     /** @enum {string} */
                     strike_basis: "fixed" | "twap_premium";
                     strike_price?: components["schemas"]["Price"] | null;
-                    premium_pct?: components["schemas"]["Percent"] | null;
+                    /** @description twap_premium: required; above -100 (a discount) and at most 1000. */
+                    premium_pct?: number | null;
                     expires_after_days: number;
                 }[];
             };
@@ -4024,6 +4105,156 @@ export interface operations {
                     "application/json": components["schemas"]["Detail"];
                 };
             };
+        };
+    };
+    openStream: {
+        parameters: {
+            query?: {
+                /** @description Comma-separated event types; default all four. */
+                events?: ("minute" | "target" | "loan" | "rfq")[];
+                /** @description Comma-separated symbols, each one of the caller's assets (400 naming it otherwise, the same message for unknown ones); at most 100. Narrows every event type to these assets. */
+                assets?: components["schemas"]["Symbol"][];
+                /** @description Comma-separated exchange slugs (400 for an unknown one); at most 100. Narrows `minute` and `target` events. */
+                exchanges?: components["schemas"]["SlugList"];
+                /** @description Comma-separated pair names (`ACME/USDT`), each one of the caller's pairs (400 naming it otherwise); at most 100. Narrows `minute` and `target` events. */
+                pairs?: components["schemas"]["PairList"];
+                /** @description Levels of L whose depth a `minute` event carries; default 10, 50, 100; at most 25. */
+                bps?: components["schemas"]["LevelList"];
+                /** @description The id of the last event received, for a client that cannot send `Last-Event-ID` (the header wins when both are given). Text that is no id of this stream is 400. */
+                last_event_id?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /**
+             * @description The stream. Event types and their `data`:
+             *
+             *     - `minute`: a pair's minute was written, after its lateness, by the book or the
+             *       trades processor (one event each). `exchange`, `pair`, `asset`, `timestamp` (the
+             *       minute's start), `source` (`book` or `trades`), `written_at`; from the book:
+             *       `mid`, `spread_bps`, `bid_<L>bps` and `ask_<L>bps` (USD depth, null without a USD
+             *       rate) at each level of `bps`; from the trades: `volume` (USD, null without a
+             *       USD rate), `vwap`, `trades`.
+             *     - `target`: a target's status changed: `id`, `type`, `organization`, `asset`,
+             *       `exchange`, `pair`, `metric`, `market_hours`, `previous_status`, `status`,
+             *       `value`, `effective_threshold`, `direction`, `minute` (the minute evaluated).
+             *     - `loan`: a loan changed: `id`, `version`, `status`, `previous_status`, `change`
+             *       (`created` or `updated`), `changed` (the names of the fields that changed),
+             *       `organization` (the lender), `market_maker`, `asset`, `at`.
+             *     - `rfq`: an RFQ or a proposal changed: `kind` (`rfq` or `proposal`), `id`, `rfq`
+             *       (a proposal's RFQ), and the fields of a `loan` event.
+             *     - `reset`: `reason`. The events after the id the client gave are no longer kept
+             *       (read the endpoints again; the stream goes on), or the client fell behind (the
+             *       stream then ends).
+             *
+             *     The first lines set the reconnection delay (`retry:`) and, for a new stream, the id
+             *     to resume from even before the first event.
+             */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description An API key without the `metrics:read` scope. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Detail"];
+                };
+            };
+        };
+    };
+    createStreamTicket: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The ticket. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        ticket: string;
+                        /** Format: date-time */
+                        expires_at: string;
+                        /** @description Where the ticket opens the stream. */
+                        url: string;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description An API key without the `metrics:read` scope. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Detail"];
+                };
+            };
+        };
+    };
+    openStreamWithTicket: {
+        parameters: {
+            query?: {
+                /** @description As for `GET /v2/stream/`. */
+                events?: ("minute" | "target" | "loan" | "rfq")[];
+                /** @description As for `GET /v2/stream/`. */
+                assets?: components["schemas"]["Symbol"][];
+                /** @description As for `GET /v2/stream/`. */
+                exchanges?: components["schemas"]["SlugList"];
+                /** @description As for `GET /v2/stream/`. */
+                pairs?: components["schemas"]["PairList"];
+                /** @description As for `GET /v2/stream/`. */
+                bps?: components["schemas"]["LevelList"];
+                /** @description As for `GET /v2/stream/`. */
+                last_event_id?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The ticket. */
+                ticket: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The stream, as for `GET /v2/stream/`. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            /** @description A ticket unknown, used, expired, or whose token or key is no longer valid: `{"detail": "Invalid token."}`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Detail"];
+                };
+            };
+            404: components["responses"]["NotFound"];
         };
     };
     getOpenApiDocument: {

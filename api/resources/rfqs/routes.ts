@@ -8,7 +8,7 @@
 // closed, a proposal past valid_until expired: domain/rfq/deadlines.ts), and every change
 // runs under the agreements lock, reading the records again inside it, so a check and its
 // write see the same versions.
-import type { Handlers } from '../../http/contract.ts';
+import type { BodyOf, Handlers } from '../../http/contract.ts';
 import crypto from 'node:crypto';
 import type { Context } from 'koa';
 import { AGREEMENTS_LOCK, AgreementStore } from '../../../domain/agreements/store.ts';
@@ -124,11 +124,8 @@ async function caller(s: RfqServices, ctx: Context): Promise<Caller> {
 
 const idOf = (raw: unknown): number | undefined => (typeof raw === 'string' && /^\d{1,15}$/.test(raw) ? Number(raw) : undefined);
 
-const bodyOf = (ctx: Context): Record<string, unknown> => {
-  const b = ctx.request.body as unknown;
-  if (typeof b !== 'object' || b === null || Array.isArray(b)) throw badRequest({ non_field_errors: ['Expected a JSON object.'] });
-  return b as Record<string, unknown>;
-};
+/** The body of an operation, as the contract checked it (api/openapi.yaml). */
+const bodyOf = <Op extends 'createRfq' | 'updateRfq' | 'rfqAction' | 'createProposal' | 'updateProposal' | 'awardRfq'>(ctx: Context, _op: Op) => ctx.state.body as BodyOf<Op>;
 
 async function loadRfq(s: RfqServices, id: number | undefined): Promise<Rfq | undefined> {
   if (id === undefined) return undefined;
@@ -175,7 +172,7 @@ function listRfqs(s: RfqServices) {
 
 function createRfq(s: RfqServices) {
   return async (ctx: Context) => {
-    const body = bodyOf(ctx);
+    const body = bodyOf(ctx, 'createRfq');
     const c = await caller(s, ctx);
     if (!c.access.staff && c.access.projects.size === 0) throw forbidden(RFQ_STATE_MESSAGES.noProjects);
     const checked = checkRfq(body, rfqContext(c));
@@ -210,7 +207,7 @@ function rfqVersions(s: RfqServices) {
 
 function patchRfq(s: RfqServices) {
   return async (ctx: Context) => {
-    const body = bodyOf(ctx);
+    const body = bodyOf(ctx, 'updateRfq');
     const c = await caller(s, ctx);
     const rfq = await locked(s, ctx, c, async (q) => {
       if (!c.access.manages(q)) throw forbidden();
@@ -230,11 +227,7 @@ function patchRfq(s: RfqServices) {
 
 function rfqAction(s: RfqServices) {
   return async (ctx: Context) => {
-    const body = bodyOf(ctx);
-    const action = body.action;
-    if (action === undefined || action === null || action === '') throw badRequest({ action: [MESSAGES.required] });
-    if (!(RFQ_ACTIONS as readonly unknown[]).includes(action)) throw badRequest({ action: [`Not a valid choice; expected one of: ${RFQ_ACTIONS.join(', ')}.`] });
-    const a = action as RfqAction;
+    const a: RfqAction = bodyOf(ctx, 'rfqAction').action;
     const c = await caller(s, ctx);
     const rfq = await locked(s, ctx, c, async (q) => {
       if (!c.access.manages(q)) throw forbidden();
@@ -304,14 +297,14 @@ function proposalVersions(s: RfqServices) {
 
 function createProposal(s: RfqServices) {
   return async (ctx: Context) => {
-    const body = bodyOf(ctx);
+    const body = bodyOf(ctx, 'createProposal');
     const c = await caller(s, ctx);
     const proposal = await locked(s, ctx, c, async (q) => {
       const mine = c.access.staff ? [...c.organizations.values()].filter((o) => o.kind === 'market_maker' && (q.invited.length === 0 || q.invited.includes(o.slug))).map((o) => o.slug) : c.access.proposers(q);
       if (mine.length === 0) throw forbidden(RFQ_STATE_MESSAGES.notProposer);
       let maker: string;
-      if (body.market_maker !== undefined && body.market_maker !== null && body.market_maker !== '') {
-        if (typeof body.market_maker !== 'string' || !mine.includes(body.market_maker)) throw badRequest({ market_maker: [RFQ_STATE_MESSAGES.marketMaker(String(body.market_maker))] });
+      if (body.market_maker !== undefined) {
+        if (!mine.includes(body.market_maker)) throw badRequest({ market_maker: [RFQ_STATE_MESSAGES.marketMaker(body.market_maker)] });
         maker = body.market_maker;
       } else if (mine.length === 1) maker = mine[0]!;
       else throw badRequest({ market_maker: [RFQ_STATE_MESSAGES.chooseMarketMaker] });
@@ -331,11 +324,8 @@ function createProposal(s: RfqServices) {
 
 function changeProposal(s: RfqServices) {
   return async (ctx: Context) => {
-    const body = bodyOf(ctx);
-    const action = body.action;
-    if (action === undefined || action === null || action === '') throw badRequest({ action: [MESSAGES.required] });
-    if (!(PROPOSAL_ACTIONS as readonly unknown[]).includes(action)) throw badRequest({ action: [`Not a valid choice; expected one of: ${PROPOSAL_ACTIONS.join(', ')}.`] });
-    const a = action as ProposalAction;
+    const body = bodyOf(ctx, 'updateProposal');
+    const a: ProposalAction = body.action;
     const c = await caller(s, ctx);
     const out = await locked(s, ctx, c, async (q) => {
       const p = await visibleProposal(s, ctx, c, q);
@@ -361,11 +351,7 @@ function changeProposal(s: RfqServices) {
 
 function award(s: RfqServices) {
   return async (ctx: Context) => {
-    const body = bodyOf(ctx);
-    const raw = body.proposal;
-    const pid = typeof raw === 'number' ? raw : typeof raw === 'string' && /^\d{1,15}$/.test(raw) ? Number(raw) : undefined;
-    if (raw === undefined || raw === null || raw === '') throw badRequest({ proposal: [MESSAGES.required] });
-    if (pid === undefined || !Number.isSafeInteger(pid) || pid < 1) throw badRequest({ proposal: ['A valid integer is required.'] });
+    const pid = bodyOf(ctx, 'awardRfq').proposal;
     const c = await caller(s, ctx);
     const result = await locked(s, ctx, c, async (q) => {
       if (!c.access.manages(q)) throw forbidden();
