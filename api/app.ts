@@ -19,6 +19,7 @@ import { passkeyHandlers } from './resources/passkeys/routes.ts';
 import { passwordHandlers } from './resources/password/routes.ts';
 import { reportedMetricHandlers } from './resources/reported-metrics/routes.ts';
 import { rfqHandlers } from './resources/rfqs/routes.ts';
+import { streamHandlers } from './resources/stream/routes.ts';
 import { targetHandlers } from './resources/targets/routes.ts';
 import { totpHandlers } from './resources/totp/routes.ts';
 
@@ -39,6 +40,7 @@ export function createRouter(deps: ApiDeps, contract: Contract = new Contract())
     ...passkeyHandlers(deps),
     ...passwordHandlers(deps),
     ...reportedMetricHandlers(deps),
+    ...streamHandlers(deps),
     getOpenApiDocument: (ctx) => {
       ctx.type = 'application/yaml';
       ctx.body = contract.text;

@@ -22,6 +22,7 @@ import type { PartialsCache } from './market-caches/window-partials.ts';
 import type { Limit, Throttle } from './http/throttle.ts';
 import type { ReportedMetricsPublisher } from './resources/reported-metrics/push.ts';
 import type { RolledUp } from '../domain/market/repositories/rollup-marks.ts';
+import type { StreamHub } from './stream/hub.ts';
 
 export interface ThrottleLimits {
   loginPerAccount: Limit;
@@ -104,4 +105,6 @@ export interface ApiDeps {
   /** Produces pushed reported metrics to mm.reported (api/resources/reported-metrics/push.ts). */
   reportedMetrics: ReportedMetricsPublisher;
   processorStats(): Record<string, ConsumerStats>;
+  /** The event stream's hub (api/stream/hub.ts); none: GET /v2/stream/ fails. */
+  stream?: StreamHub;
 }

@@ -4,7 +4,7 @@ import { Kafka, logLevel as KafkaLogLevel, Partitioners, type Admin, type ITopic
 import type { Config } from './config.ts';
 import type { Logger } from './log.ts';
 
-export const BASE_TOPICS = ['md.orderbook', 'md.trades', 'md.derivatives', 'mm.orders', 'mm.fills', 'mm.reported', 'targets.events', 'loans.events', 'rfq.events'] as const;
+export const BASE_TOPICS = ['md.orderbook', 'md.trades', 'md.derivatives', 'mm.orders', 'mm.fills', 'mm.reported', 'targets.events', 'loans.events', 'rfq.events', 'market.minutes'] as const;
 export type BaseTopic = (typeof BASE_TOPICS)[number];
 
 const DAY_MS = 86_400_000;
@@ -21,6 +21,8 @@ const TOPIC_SETTINGS: Record<BaseTopic, { partitions: number; retentionMs: numbe
   'targets.events': { partitions: 1, retentionMs: 30 * DAY_MS },
   'loans.events': { partitions: 1, retentionMs: 30 * DAY_MS },
   'rfq.events': { partitions: 1, retentionMs: 30 * DAY_MS },
+  // Written minutes for the event stream (api/stream/): read back an hour at most.
+  'market.minutes': { partitions: 3, retentionMs: DAY_MS },
 };
 const DLQ_RETENTION_MS = 30 * DAY_MS;
 

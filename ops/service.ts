@@ -51,6 +51,8 @@ import { TargetRepository } from '../domain/targets/repository.ts';
 import { frameHeader } from '../lib/schema-registry.ts';
 import { reportedConsumer } from '../processors/reported/processor.ts';
 import { RolledUp, RollupMarks } from '../domain/market/repositories/rollup-marks.ts';
+import { MinuteEvents } from '../processors/market/minute-events.ts';
+import { StreamHub, type StreamOptions } from '../api/stream/hub.ts';
 
 export interface ServiceOptions {
   limits?: ThrottleLimits;
@@ -64,6 +66,8 @@ export interface ServiceOptions {
   now?: () => number;
   /** Run the target evaluator every minute (default: with the processors). */
   evaluateTargets?: boolean;
+  /** The event stream's limits (api/stream/hub.ts); tests pass small ones. */
+  stream?: Partial<StreamOptions>;
 }
 
 export interface Service {
@@ -198,10 +202,15 @@ export async function startService(config: Config, log: Logger, opts: ServiceOpt
 
   const consumers: BatchConsumer[] = [];
   const connections = [apiCh, ingestCh];
+  let minutesProducer: ReturnType<typeof kafka.producer> | undefined;
   if (opts.processors ?? true) {
     // One rate table for all: trades are converted with the mids the books report.
     const rates = new QuoteRates();
     const faults = new Faults(config.faults, ingestCh);
+    // Written minutes, told to the event stream (api/stream/).
+    minutesProducer = createProducer(kafka);
+    await minutesProducer.connect();
+    const minuteEvents = new MinuteEvents(minutesProducer, topicName(config, 'market.minutes'), frameHeader(schemaIds.get('market.minutes')!), now);
     for (const [name, make] of [
       ['orderbook', orderBookConsumer],
       ['trades', tradesConsumer],
@@ -213,7 +222,7 @@ export async function startService(config: Config, log: Logger, opts: ServiceOpt
       // A connection each: the embedded engine runs one statement at a time per connection.
       const ch = openClickHouse(config, `ingest-${name}`, { ...INGEST_CLICKHOUSE, log: log.child('clickhouse') });
       connections.push(ch);
-      const consumer = make(kafka, { config, ch, registry: { client: registry.client, schemaIds }, known, wallets, rates, log, faults, now }, { flushIntervalMs: opts.flushMs ?? config.flushIntervalMs });
+      const consumer = make(kafka, { config, ch, registry: { client: registry.client, schemaIds }, known, wallets, rates, log, faults, now, minuteEvents }, { flushIntervalMs: opts.flushMs ?? config.flushIntervalMs });
       await consumer.start();
       consumers.push(consumer);
     }
@@ -262,6 +271,11 @@ export async function startService(config: Config, log: Logger, opts: ServiceOpt
     consumers.push(rfqNotifier);
   }
 
+  // The event stream reads its topics from Kafka, like any other API process would.
+  const stream = new StreamHub({ kafka, config, log: log.child('stream'), now, ch: apiCh, referenceLists }, opts.stream);
+  await stream.start();
+  deps.stream = stream;
+
   const api = await startApi(deps, config.host, config.port);
   log.info('API listening', { url: api.url });
 
@@ -273,6 +287,7 @@ export async function startService(config: Config, log: Logger, opts: ServiceOpt
     consumers,
     opsTokenFile,
     async stop() {
+      await stream.stop();
       await api.close();
       // No one waits for these answers any more.
       await apiCh.cancel(CANCEL_MS);
@@ -286,6 +301,7 @@ export async function startService(config: Config, log: Logger, opts: ServiceOpt
         await Promise.allSettled([evaluator?.stop(), keeper?.stop(), rfqKeeper?.stop(), relay?.stop()]);
         await eventsProducer?.disconnect();
         await Promise.all(consumers.map((c) => c.stop()));
+        await minutesProducer?.disconnect();
       } finally {
         clearTimeout(timer);
       }

@@ -130,6 +130,25 @@ export interface AgreementEventMessage {
   record: Record<string, unknown>;
 }
 
+/** A pair's minute as a processor wrote it (market.minutes): the book's values or the trades'. */
+export interface MinuteEventMessage {
+  source: 'book' | 'trades';
+  exchange: string;
+  pair: string;
+  /** The minute's start, epoch ms. */
+  minute: number;
+  /** When the write was acknowledged, epoch ms. */
+  written_at: number;
+  mid?: number;
+  spread_bps?: number;
+  /** USD depth at each level of L; empty without a USD rate. */
+  bid_depth?: number[];
+  ask_depth?: number[];
+  volume?: number | null;
+  vwap?: number | null;
+  trades?: number;
+}
+
 export interface FixtureFile {
   exchanges?: { slug: string; name: string; icon_url?: string; region: string }[];
   organizations?: { slug: string; name: string; kind: 'project' | 'market_maker'; telegram_chat_id?: string | number }[];
@@ -157,6 +176,7 @@ export const validateReported = ajv.compile<ReportedMessage>(readJson('kafka/mm.
 export const validateTargetEvent = ajv.compile<TargetEventMessage>(readJson('kafka/targets.events.schema.json'));
 export const validateLoanEvent = ajv.compile<AgreementEventMessage>(readJson('kafka/loans.events.schema.json'));
 export const validateRfqEvent = ajv.compile<AgreementEventMessage>(readJson('kafka/rfq.events.schema.json'));
+export const validateMinuteEvent = ajv.compile<MinuteEventMessage>(readJson('kafka/market.minutes.schema.json'));
 export const validateFixture = ajv.compile<FixtureFile>(readJson('fixture.schema.json'));
 
 /** One line naming what is wrong, for dead-letter reasons and fixture errors. */

@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import type { BaseTopic } from '../lib/kafka.ts';
 
 /** Topics with a schema file: all of them. */
-export const SCHEMA_TOPICS = ['md.orderbook', 'md.trades', 'md.derivatives', 'mm.orders', 'mm.fills', 'mm.reported', 'targets.events', 'loans.events', 'rfq.events'] as const satisfies readonly BaseTopic[];
+export const SCHEMA_TOPICS = ['md.orderbook', 'md.trades', 'md.derivatives', 'mm.orders', 'mm.fills', 'mm.reported', 'targets.events', 'loans.events', 'rfq.events', 'market.minutes'] as const satisfies readonly BaseTopic[];
 export type SchemaTopic = (typeof SCHEMA_TOPICS)[number];
 
 export const DRAFT_07 = 'http://json-schema.org/draft-07/schema#';

@@ -78,6 +78,11 @@ export class TokenStore {
     return { userId: Number(hit[0]), digest, expiry: new Date(now + Number(hit[1])) };
   }
 
+  /** Whether the token of this digest is still valid, without sliding its expiry (an open stream's recheck). */
+  async isActive(digest: string): Promise<boolean> {
+    return (await this.redis.exists(tokenKey(digest))) === 1;
+  }
+
   async revoke(digest: string, userId: number): Promise<void> {
     await this.redis.multi().del(tokenKey(digest)).srem(userKey(userId), digest).exec();
   }

@@ -16,6 +16,7 @@ import { MinuteRepository } from '../../domain/market/repositories/minutes.ts';
 import { Rollups } from '../../domain/market/repositories/rollups.ts';
 import { RollupMarks } from '../../domain/market/repositories/rollup-marks.ts';
 import { SealedRollups } from './sealed-rollups.ts';
+import type { MinuteEvents, MinuteValues } from './minute-events.ts';
 import { WindowedPipeline, type Derived, type MarketMessage, type WindowSpec } from './windowed-pipeline.ts';
 
 export interface ProcessorDeps {
@@ -30,6 +31,8 @@ export interface ProcessorDeps {
   faults?: Faults;
   /** The clock of closing times and progress records. */
   now: () => number;
+  /** Where written minutes are told to the event stream (market.minutes); none: not told. */
+  minuteEvents?: MinuteEvents;
 }
 
 export interface MarketProcessor<Msg extends MarketMessage, In, Row extends object> {
@@ -40,6 +43,8 @@ export interface MarketProcessor<Msg extends MarketMessage, In, Row extends obje
   spec: WindowSpec<Msg, In, Row>;
   /** Computed from its written minutes after their rollups. */
   derived?: readonly Derived[];
+  /** The values of its written minutes the event stream shows (with deps.minuteEvents). */
+  streamed?: MinuteValues<Row>;
 }
 
 export function marketConsumer<Msg extends MarketMessage, In, Row extends object>(
@@ -64,6 +69,7 @@ export function marketConsumer<Msg extends MarketMessage, In, Row extends object
     latenessMs: deps.config.latenessMs,
     faults: deps.faults,
     now: deps.now,
+    events: deps.minuteEvents && p.streamed ? { publisher: deps.minuteEvents, values: p.streamed } : undefined,
   });
   return new BatchConsumer(
     kafka,

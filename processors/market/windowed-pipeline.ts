@@ -14,6 +14,7 @@ import { noFaults, type Faults } from '../../lib/faults.ts';
 import type { MinuteRepository } from '../../domain/market/repositories/minutes.ts';
 import type { RollupKey, Rollups } from '../../domain/market/repositories/rollups.ts';
 import type { SealedRollups } from './sealed-rollups.ts';
+import type { MinuteEvents, MinuteValues } from './minute-events.ts';
 
 /** What is computed from a family's minutes once they are written: recomputing it is idempotent. */
 export interface Derived {
@@ -62,6 +63,8 @@ export class WindowedPipeline<Msg extends MarketMessage, In, Row extends object>
       latenessMs: number;
       now?: () => number;
       faults?: Faults;
+      /** Written minutes told to the event stream, with the values it shows of them. */
+      events?: { publisher: MinuteEvents; values: MinuteValues<Row> };
     },
   ) {
     this.windows = new MinuteWindows({ latenessMs: deps.latenessMs, create: spec.create, now: deps.now });
@@ -126,7 +129,7 @@ export class WindowedPipeline<Msg extends MarketMessage, In, Row extends object>
     return this.deps.sealed?.due() ?? false;
   }
 
-  /** Minutes, then the hours and days that contain them (or, with `sealed`, those of sealed hours), then what derives from them. Every step can be repeated. */
+  /** Minutes, then the hours and days that contain them (or, with `sealed`, those of sealed hours), then what derives from them, then their messages to the stream. Every step can be repeated. */
   private async write(minutes: ClosedMinute<Row>[]): Promise<void> {
     if (minutes.length === 0) return;
     const faults = this.deps.faults ?? noFaults;
@@ -137,6 +140,7 @@ export class WindowedPipeline<Msg extends MarketMessage, In, Row extends object>
     if (this.deps.sealed) await this.deps.sealed.written(minutes);
     else await this.deps.rollups?.recompute(minutes);
     for (const d of this.deps.derived ?? []) await d.recompute(minutes, 'minute');
+    if (this.deps.events) await this.deps.events.publisher.publish(minutes, this.deps.events.values);
   }
 
   commitPoint(partition: number, next: bigint): bigint {

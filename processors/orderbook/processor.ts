@@ -30,11 +30,14 @@ export function orderBookSpec(rates: QuoteRates): WindowSpec<OrderBookMessage, B
   };
 }
 
+/** What the event stream shows of a written book minute (api/stream/). */
+export const bookStreamed = (r: BookMinuteRow) => ({ source: 'book' as const, mid: r.mid, spread_bps: r.spread_bps, bid_depth: r.bid_depth, ask_depth: r.ask_depth });
+
 export function orderBookConsumer(kafka: Kafka, deps: ProcessorDeps, opts: { flushIntervalMs?: number } = {}): BatchConsumer {
   return marketConsumer(
     kafka,
     deps,
-    { topic: 'md.orderbook', group: ORDERBOOK_GROUP, family: book, spec: orderBookSpec(deps.rates), derived: [new TrustedDepthJoin(deps.ch)] },
+    { topic: 'md.orderbook', group: ORDERBOOK_GROUP, family: book, spec: orderBookSpec(deps.rates), derived: [new TrustedDepthJoin(deps.ch)], streamed: bookStreamed },
     opts,
   );
 }

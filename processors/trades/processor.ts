@@ -9,6 +9,7 @@ import type { QuoteRates } from '../metrics/quote-rates.ts';
 import type { BatchConsumer } from '../shell/batch-consumer.ts';
 import type { Accumulator } from '../shell/minute-windows.ts';
 import { ok } from '../shell/outcome.ts';
+import { marketVolume } from '../../domain/targets/values.ts';
 
 export const TRADES_GROUP = 'processor.trades';
 
@@ -58,6 +59,9 @@ export function tradeSpec(rates: QuoteRates): WindowSpec<TradeMessage, Trade, Tr
   };
 }
 
+/** What the event stream shows of a written trades minute (api/stream/): the volume as the market endpoints count it. */
+export const tradesStreamed = (r: TradeMinuteRow) => ({ source: 'trades' as const, volume: marketVolume(r), vwap: r.amount > 0 ? r.notional / r.amount : null, trades: r.trades });
+
 export function tradesConsumer(kafka: Kafka, deps: ProcessorDeps, opts: { flushIntervalMs?: number } = {}): BatchConsumer {
-  return marketConsumer(kafka, deps, { topic: 'md.trades', group: TRADES_GROUP, family: trade, spec: tradeSpec(deps.rates) }, opts);
+  return marketConsumer(kafka, deps, { topic: 'md.trades', group: TRADES_GROUP, family: trade, spec: tradeSpec(deps.rates), streamed: tradesStreamed }, opts);
 }

@@ -1,0 +1,440 @@
+// The event stream's hub, one per API process: it reads the stream topics from Kafka (the
+// processors' written minutes and the target, loan and RFQ changes), keeps the last hour of
+// their events in one ring shared by every subscriber, and moves each subscriber along the
+// ring as its connection takes what it is sent.
+//
+// - Several API processes each read every partition of the topics (a consumer group of its
+//   own, started at the offsets of an hour ago), so an event id (cursor.ts) means the same
+//   everywhere, and a restarted process rebuilds its ring from Kafka: a client resumes from
+//   any of them, also after a restart, in order and without duplicates.
+// - A subscriber is a place in the ring: nothing is copied per subscriber. One that stops
+//   taking what it is sent (its socket's buffer full) falls behind; past `maxLagEvents` of
+//   events read since it connected, it gets `reset` and is closed. Others never wait for it.
+// - Every few seconds each subscriber's access is checked again (a token or key revoked, a
+//   membership ended: the stream ends) and its audience read again.
+import crypto from 'node:crypto';
+import type { Admin, Consumer, Kafka, KafkaMessage } from 'kafkajs';
+import { AgreementStore } from '../../domain/agreements/store.ts';
+import { rfqOf, type RfqBody, type RfqStatus } from '../../domain/rfq/rfq.ts';
+import type { ReferenceSnapshot } from '../../domain/reference/repository.ts';
+import type { ClickHouse } from '../../lib/clickhouse.ts';
+import type { Config } from '../../lib/config.ts';
+import { topicName, type BaseTopic } from '../../lib/kafka.ts';
+import type { Logger } from '../../lib/log.ts';
+import { frameOf } from '../../processors/shell/decode-value.ts';
+import {
+  validateLoanEvent,
+  validateMinuteEvent,
+  validateRfqEvent,
+  validateTargetEvent,
+  type AgreementEventMessage,
+  type MinuteEventMessage,
+  type TargetEventMessage,
+} from '../../schemas/index.ts';
+import { reaches, pairKey, type Audience } from './audience.ts';
+import { encode, later, notAhead, type Layout, type Position } from './cursor.ts';
+import { changedFields, frame, minuteData, targetData, type HubEvent } from './events.ts';
+
+/** The topics of the stream, in the order of the layout. */
+export const STREAM_TOPICS = ['market.minutes', 'targets.events', 'loans.events', 'rfq.events'] as const satisfies readonly BaseTopic[];
+
+export interface StreamOptions {
+  /** How far back a client may resume (the ring keeps at least this much). */
+  horizonMs: number;
+  /** The most events the ring keeps, whatever their age: its memory bound. */
+  maxEvents: number;
+  /** Events a subscriber may fall behind, among those read since it connected, before it is reset and closed. */
+  maxLagEvents: number;
+  /** A comment line at least this often. */
+  heartbeatMs: number;
+  /** How often each subscriber's access is checked again. */
+  recheckMs: number;
+}
+
+export const STREAM_DEFAULTS: StreamOptions = {
+  // An hour, and a margin for the client's own reconnect.
+  horizonMs: 65 * 60_000,
+  maxEvents: 400_000,
+  maxLagEvents: 20_000,
+  heartbeatMs: 10_000,
+  recheckMs: 3_000,
+};
+
+/** What `check` answers: go on, go on with a new audience, or end the stream. */
+export type CheckResult = { kind: 'same' } | { kind: 'audience'; audience: Audience } | { kind: 'end'; reason: string };
+
+/** Results shared by the checks of one round (many subscribers share a user, a token or a key). */
+export type CheckMemo = Map<string, Promise<unknown>>;
+
+/** One open stream: its connection and the caller's audience. */
+export interface SubscriberOptions {
+  write(text: string): boolean;
+  onDrain(then: () => void): void;
+  end(): void;
+  audience: Audience;
+  check(memo: CheckMemo): Promise<CheckResult>;
+}
+
+class Subscriber {
+  nextSeq = 0;
+  /** The ring's end when it connected: its lag counts from there. */
+  liveFrom = 0;
+  waiting = false;
+  closed = false;
+  /** Whether its cursor may be ahead of the hub's position (it resumed from a process further on). */
+  ahead = true;
+  constructor(
+    readonly io: SubscriberOptions,
+    public audience: Audience,
+    public cursor: Position,
+  ) {}
+}
+
+export interface HubDeps {
+  kafka: Kafka;
+  config: Pick<Config, 'topicPrefix'>;
+  log: Logger;
+  now: () => number;
+  /** Reads the agreement versions a change is compared with, and a proposal's RFQ. */
+  ch: ClickHouse;
+  referenceLists: ReferenceSnapshot;
+}
+
+export type Attached = { kind: 'live'; id: string } | { kind: 'resumed' } | { kind: 'reset'; id: string };
+
+export class StreamHub {
+  readonly options: StreamOptions;
+  layout: Layout = { partitions: [] };
+  /** Next offset of each partition the hub will read. */
+  private position: Position = [];
+  /** Per partition, the offset from which the ring holds every event. */
+  private floor: Position = [];
+  /** The topics' ends when the hub started: where a new subscriber starts while the ring fills. */
+  private startEnd: Position = [];
+  private readonly tpIndex = new Map<string, number>();
+  private ring: HubEvent[] = [];
+  /** seq of ring[0], and of the next event. */
+  private baseSeq = 0;
+  private head = 0;
+  private nextSeq = 0;
+  private readonly keys = new Map<string, number>();
+  private readonly subscribers = new Set<Subscriber>();
+  private consumer: Consumer | undefined;
+  private admin: Admin | undefined;
+  private groupId = '';
+  private timers: NodeJS.Timeout[] = [];
+  private rechecking = false;
+  private readonly store: AgreementStore;
+  /** The last version seen of each agreement record, to say what a change changed. */
+  private readonly lastVersions = new Map<string, { version: number; status: string; record: Record<string, unknown> }>();
+  private pairAssets: { lists: unknown; map: Map<string, string> } | undefined;
+
+  constructor(
+    private readonly deps: HubDeps,
+    options: Partial<StreamOptions> = {},
+  ) {
+    this.options = { ...STREAM_DEFAULTS, ...options };
+    this.store = new AgreementStore(deps.ch);
+  }
+
+  /** Joins the topics at the offsets of `horizonMs` ago; the ring fills in the background. */
+  async start(): Promise<void> {
+    const { kafka, config, now } = this.deps;
+    const admin = kafka.admin();
+    this.admin = admin;
+    await admin.connect();
+    const since = now() - this.options.horizonMs;
+    const partitions: number[] = [];
+    this.groupId = `${config.topicPrefix}stream.${crypto.randomUUID()}`;
+    for (const base of STREAM_TOPICS) {
+      const topic = topicName(config, base);
+      const ends = (await admin.fetchTopicOffsets(topic)).sort((a, b) => a.partition - b.partition);
+      const starts = new Map((await admin.fetchTopicOffsetsByTimestamp(topic, since)).map((p) => [p.partition, Number(p.offset)]));
+      partitions.push(ends.length);
+      for (const p of ends) {
+        this.tpIndex.set(`${topic}\u0000${p.partition}`, this.position.length);
+        const end = Number(p.high);
+        const start = Math.max(Number(p.low), Math.min(starts.get(p.partition) ?? end, end));
+        this.position.push(start);
+        this.floor.push(start);
+        this.startEnd.push(end);
+      }
+      // A group of its own, starting where the ring should: nothing else reads with it.
+      await admin.setOffsets({ groupId: this.groupId, topic, partitions: ends.map((p) => ({ partition: p.partition, offset: String(this.position[this.tpIndex.get(`${topic}\u0000${p.partition}`)!]) })) });
+    }
+    this.layout = { partitions };
+    const consumer = kafka.consumer({ groupId: this.groupId, sessionTimeout: 30_000, heartbeatInterval: 3_000, maxWaitTimeInMs: 250 });
+    this.consumer = consumer;
+    await consumer.connect();
+    await consumer.subscribe({ topics: STREAM_TOPICS.map((t) => topicName(config, t)), fromBeginning: false });
+    await consumer.run({
+      autoCommit: false,
+      eachBatch: async ({ batch, heartbeat, isRunning, isStale }) => {
+        for (const message of batch.messages) {
+          if (!isRunning() || isStale()) break;
+          await this.ingest(batch.topic, batch.partition, message);
+        }
+        await heartbeat();
+      },
+    });
+    this.timers.push(setInterval(() => this.heartbeat(), this.options.heartbeatMs));
+    this.timers.push(setInterval(() => void this.recheck(), this.options.recheckMs));
+  }
+
+  async stop(): Promise<void> {
+    for (const t of this.timers) clearInterval(t);
+    this.timers = [];
+    for (const s of [...this.subscribers]) this.close(s);
+    await this.consumer?.disconnect().catch(() => undefined);
+    if (this.admin && this.groupId) await this.admin.deleteGroups([this.groupId]).catch(() => undefined);
+    await this.admin?.disconnect().catch(() => undefined);
+  }
+
+  stats() {
+    return { subscribers: this.subscribers.size, events: this.nextSeq - this.head, position: [...this.position], caughtUp: notAhead(this.startEnd, this.position) };
+  }
+
+  /**
+   * Adds a subscriber: from `resume` (the position of its Last-Event-ID) when the ring still
+   * holds everything after it, otherwise from now, with `reset` when it asked for more than
+   * the ring holds. Returns how it was attached, for the first lines the route writes.
+   */
+  attach(io: SubscriberOptions, resume: Position | 'other-layout' | undefined): { attached: Attached; start: () => void; detach: () => void } {
+    const fresh = later(this.position, this.startEnd);
+    let attached: Attached;
+    let sub: Subscriber;
+    if (resume !== undefined && resume !== 'other-layout' && resume.every((o, i) => o >= this.floor[i]!)) {
+      sub = new Subscriber(io, io.audience, [...resume]);
+      sub.nextSeq = this.head;
+      attached = { kind: 'resumed' };
+    } else {
+      sub = new Subscriber(io, io.audience, fresh);
+      sub.nextSeq = this.nextSeq;
+      attached = resume === undefined ? { kind: 'live', id: encode(this.layout, fresh) } : { kind: 'reset', id: encode(this.layout, fresh) };
+    }
+    sub.liveFrom = this.nextSeq;
+    this.subscribers.add(sub);
+    return {
+      attached,
+      start: () => this.pump(sub),
+      detach: () => {
+        sub.closed = true;
+        this.subscribers.delete(sub);
+      },
+    };
+  }
+
+  private pump(sub: Subscriber): void {
+    if (sub.closed) return;
+    const now = this.deps.now();
+    while (sub.nextSeq < this.nextSeq) {
+      if (sub.nextSeq < this.head) return this.reset(sub, 'The stream moved past what this connection had read.');
+      if (sub.waiting) {
+        if (this.nextSeq - Math.max(sub.nextSeq, sub.liveFrom) > this.options.maxLagEvents) this.reset(sub, 'This connection fell too far behind.');
+        return;
+      }
+      const e = this.ring[sub.nextSeq - this.baseSeq]!;
+      sub.nextSeq++;
+      if (e.offset < sub.cursor[e.tp]!) continue;
+      sub.cursor[e.tp] = e.offset + 1;
+      if (!reaches(sub.audience, e, now)) continue;
+      const data = e.type === 'minute' ? minuteData(e, sub.audience.levels, sub.audience.levelsKey) : e.data;
+      if (!sub.io.write(frame(e.type, this.idFor(sub, e), data))) {
+        sub.waiting = true;
+        sub.io.onDrain(() => {
+          sub.waiting = false;
+          this.pump(sub);
+        });
+      }
+    }
+  }
+
+  private idFor(sub: Subscriber, e: HubEvent): string {
+    if (sub.ahead && notAhead(sub.cursor, e.position)) sub.ahead = false;
+    if (!sub.ahead) return (e.id ??= encode(this.layout, e.position));
+    return encode(this.layout, later(sub.cursor, e.position));
+  }
+
+  private reset(sub: Subscriber, reason: string): void {
+    if (sub.closed) return;
+    sub.io.write(frame('reset', undefined, JSON.stringify({ reason })));
+    this.close(sub);
+  }
+
+  private close(sub: Subscriber): void {
+    if (sub.closed) return;
+    sub.closed = true;
+    this.subscribers.delete(sub);
+    sub.io.end();
+  }
+
+  private heartbeat(): void {
+    for (const s of this.subscribers) if (!s.waiting) s.io.write(': keep-alive\n\n');
+  }
+
+  private async recheck(): Promise<void> {
+    if (this.rechecking) return;
+    this.rechecking = true;
+    try {
+      const memo: CheckMemo = new Map();
+      await Promise.all(
+        [...this.subscribers].map(async (s) => {
+          try {
+            const r = await s.io.check(memo);
+            if (s.closed) return;
+            if (r.kind === 'end') this.close(s);
+            else if (r.kind === 'audience') s.audience = r.audience;
+          } catch (e) {
+            // Access that cannot be checked is not assumed: the stream ends, the client reconnects.
+            this.deps.log.warn('stream access check failed', { err: e as Error });
+            this.close(s);
+          }
+        }),
+      );
+    } finally {
+      this.rechecking = false;
+    }
+  }
+
+  private async ingest(topic: string, partition: number, message: KafkaMessage): Promise<void> {
+    const tp = this.tpIndex.get(`${topic}\u0000${partition}`);
+    if (tp === undefined) return;
+    const offset = Number(message.offset);
+    if (offset < this.position[tp]!) return;
+    const base = STREAM_TOPICS[this.topicOf(tp)]!;
+    let event: HubEvent | undefined;
+    try {
+      event = await this.decode(base, message, tp, offset);
+    } catch (e) {
+      this.deps.log.warn('stream event not read', { topic, partition, offset, err: e as Error });
+    }
+    this.position[tp] = offset + 1;
+    if (!event) return;
+    if (this.keys.has(event.key)) return;
+    event.position = [...this.position];
+    this.keys.set(event.key, event.seq);
+    this.ring.push(event);
+    this.nextSeq++;
+    this.evict();
+    for (const s of this.subscribers) this.pump(s);
+  }
+
+  private topicOf(tp: number): number {
+    let n = 0;
+    for (let t = 0; t < this.layout.partitions.length; t++) {
+      n += this.layout.partitions[t]!;
+      if (tp < n) return t;
+    }
+    return -1;
+  }
+
+  private evict(): void {
+    const oldest = this.deps.now() - this.options.horizonMs;
+    while (this.head < this.nextSeq) {
+      const e = this.ring[this.head - this.baseSeq]!;
+      if (this.nextSeq - this.head <= this.options.maxEvents && e.at >= oldest) break;
+      this.floor[e.tp] = Math.max(this.floor[e.tp]!, e.offset + 1);
+      if (this.keys.get(e.key) === e.seq) this.keys.delete(e.key);
+      this.head++;
+    }
+    // Drop the evicted entries from the array once they are half of it.
+    const gone = this.head - this.baseSeq;
+    if (gone > 1024 && gone * 2 > this.ring.length) {
+      this.ring = this.ring.slice(gone);
+      this.baseSeq = this.head;
+    }
+  }
+
+  private async decode(base: (typeof STREAM_TOPICS)[number], message: KafkaMessage, tp: number, offset: number): Promise<HubEvent | undefined> {
+    const payload = frameOf(message.value)?.payload ?? message.value;
+    if (!payload) return undefined;
+    const value: unknown = JSON.parse(payload.toString('utf8'));
+    const common = { seq: this.nextSeq, tp, offset, position: [] as number[], at: Number(message.timestamp) };
+    switch (base) {
+      case 'market.minutes': {
+        if (!validateMinuteEvent(value)) throw new Error('not a market.minutes message');
+        const m = value as MinuteEventMessage;
+        const key = pairKey(m.exchange, m.pair);
+        return { ...common, type: 'minute', key: `minute:${m.source}:${key}:${m.minute}`, exchange: m.exchange, pair: m.pair, pairKey: key, asset: await this.assetOf(key), message: m };
+      }
+      case 'targets.events': {
+        if (!validateTargetEvent(value)) throw new Error('not a targets.events message');
+        const m = value as TargetEventMessage;
+        return {
+          ...common,
+          type: 'target',
+          key: `target:${m.event_id}`,
+          asset: m.asset,
+          exchange: m.exchange,
+          pair: m.pair,
+          owner: { type: m.type, organization: m.organization, asset: m.asset },
+          data: targetData(m),
+        };
+      }
+      case 'loans.events':
+      case 'rfq.events': {
+        const validate = base === 'loans.events' ? validateLoanEvent : validateRfqEvent;
+        if (!validate(value)) throw new Error(`not a ${base} message`);
+        const m = value as AgreementEventMessage;
+        const key = `${m.type}:${m.id}:${m.version}`;
+        if (this.keys.has(key)) return undefined;
+        const before = await this.previousVersion(m);
+        const data = JSON.stringify({
+          ...(m.type === 'loan' ? {} : { kind: m.type, rfq: m.rfq }),
+          id: m.id,
+          version: m.version,
+          status: m.status,
+          previous_status: before?.status ?? null,
+          change: m.version === 1 ? 'created' : 'updated',
+          changed: changedFields(before?.record, m.record, before?.status, m.status),
+          organization: m.organization,
+          market_maker: m.market_maker || null,
+          asset: m.asset,
+          at: m.at,
+        });
+        if (m.type === 'loan') return { ...common, type: 'loan', key, asset: m.asset, parties: { organization: m.organization, market_maker: m.market_maker }, data };
+        const rfq = m.type === 'rfq' ? rfqFields(m.organization, m.status, m.record) : await this.rfqOf(m.rfq);
+        return { ...common, type: 'rfq', key, asset: m.asset, rfq, proposal: m.type === 'proposal' ? { market_maker: m.market_maker } : undefined, data };
+      }
+    }
+  }
+
+  private async assetOf(key: string): Promise<string> {
+    const lists = await this.deps.referenceLists.lists();
+    if (this.pairAssets?.lists !== lists) this.pairAssets = { lists, map: new Map(lists.pairs.map((p) => [pairKey(p.exchange, p.pair), p.asset])) };
+    return this.pairAssets.map.get(key) ?? '';
+  }
+
+  /** The version before this one: kept from the last change seen, or read. */
+  private async previousVersion(m: AgreementEventMessage): Promise<{ status: string; record: Record<string, unknown> } | undefined> {
+    const k = `${m.type}:${m.id}`;
+    const last = this.lastVersions.get(k);
+    this.lastVersions.delete(k);
+    this.lastVersions.set(k, { version: m.version, status: m.status, record: m.record });
+    if (this.lastVersions.size > 20_000) this.lastVersions.delete(this.lastVersions.keys().next().value!);
+    if (m.version === 1) return undefined;
+    if (last?.version === m.version - 1) return last;
+    const versions = await this.store.versions<Record<string, unknown>>(m.type, m.id);
+    const prev = versions.find((v) => v.version === m.version - 1);
+    return prev && { status: prev.status, record: prev.body };
+  }
+
+  private async rfqOf(id: number | null): Promise<NonNullable<Extract<HubEvent, { type: 'rfq' }>['rfq']> | undefined> {
+    if (id === null) return undefined;
+    const r = await this.store.one<RfqBody>('rfq', id);
+    if (!r) return undefined;
+    const q = rfqOf(r);
+    return { organization: q.organization, status: q.status, invited: q.invited, sealed: q.sealed, deadline: q.deadline };
+  }
+}
+
+function rfqFields(organization: string, status: string, record: Record<string, unknown>) {
+  return {
+    organization,
+    status: status as RfqStatus,
+    invited: Array.isArray(record.invited) ? (record.invited as string[]) : [],
+    sealed: record.sealed === true,
+    deadline: typeof record.deadline === 'number' ? record.deadline : 0,
+  };
+}
+
