@@ -1,11 +1,16 @@
-// The one place the app talks to the API: an openapi-fetch client typed by the OpenAPI
-// document (api/openapi.yaml). Every call sends the session's token; a 401 ends the
-// session with the API's own words.
-import createClient, { type Middleware } from 'openapi-fetch';
-import type { paths } from './schema';
+// The one place the app talks to the API: the typed client generated from the OpenAPI
+// document (api/client/, api/openapi.yaml), with its types and its list serialization.
+// Every call sends the session's token; a 401 ends the session with the API's own words.
+import type { Client, Middleware } from 'openapi-fetch';
+import { createApiClient, type components, type paths } from '../../../api/client/index.ts';
 import { session } from './session';
 
-export type { paths };
+export type { components, paths };
+/** The document's named schemas: Target, Loan, MarketSummaryRow, ... */
+export type Schemas = components['schemas'];
+type GetPath = { [P in keyof paths]: paths[P] extends { get: { parameters: { query?: unknown } } } ? P : never }[keyof paths];
+/** The query parameters of a GET, as the document types them (lists as arrays). */
+export type QueryOf<P extends GetPath> = NonNullable<paths[P]['get']['parameters']['query']>;
 
 const auth: Middleware = {
   onRequest({ request }) {
@@ -22,7 +27,9 @@ const auth: Middleware = {
   },
 };
 
-export const api = createClient<paths>({ baseUrl: window.location.origin });
+// No credentials here: the token changes with the session, so the middleware reads it per
+// call. Answers are typed as their JSON; a CSV download asks `parseAs: 'blob'`.
+export const api: Client<paths, 'application/json'> = createApiClient(window.location.origin);
 api.use(auth);
 
 /** An answer other than 2xx, with the message the API gave. */
@@ -60,19 +67,14 @@ export function unwrap<T>(r: { data?: T; error?: unknown; response: Response }):
   throw new ApiError(r.response.status, r.error, Number.isFinite(after) && after > 0 ? after : null);
 }
 
+/** The items of a list answer: the list itself, or a page's results when a page was asked. */
+export const itemsOf = <T>(data: T[] | { results?: T[] }): T[] => (Array.isArray(data) ? data : (data.results ?? []));
+
 /**
- * Rows of the metric endpoints. The document describes them as objects whose columns
- * depend on the levels asked (bid_<L>bps ...), so they are read column by column.
+ * A column of a metric row named by the levels asked (bid_<L>bps, <L>bps, ...): the document
+ * types these rows with an index signature, so the column is a number, null, or absent.
  */
-export type Row = Record<string, unknown>;
-export const rowsOf = (data: unknown): Row[] => (Array.isArray(data) ? (data as Row[]) : []);
-export const num = (row: Row | undefined, column: string): number | null => {
+export const col = (row: Readonly<Record<string, unknown>> | undefined, column: string): number | null => {
   const v = row?.[column];
   return typeof v === 'number' && Number.isFinite(v) ? v : null;
-};
-export const str = (row: Row | undefined, column: string): string => {
-  const v = row?.[column];
-  if (typeof v === 'string') return v;
-  if (v && typeof v === 'object' && 'slug' in v) return String((v as { slug: unknown }).slug);
-  return v === null || v === undefined ? '' : String(v);
 };

@@ -2,8 +2,7 @@
 // organizations. Every view's choices come from here, so a view never offers what the API
 // would refuse.
 import { useQuery } from '@tanstack/react-query';
-import { api, unwrap } from './client';
-import type { paths } from './schema';
+import { api, unwrap, type paths } from './client';
 
 export type Organization = paths['/v1/organizations/']['get']['responses']['200']['content']['application/json'][number];
 

@@ -1,5 +1,7 @@
 // WebAuthn's JSON form (what the API sends and takes) to and from the browser's binary
 // form: base64url strings become ArrayBuffers on the way in and back on the way out.
+import type { Schemas } from './client';
+
 const toBytes = (s: string): Uint8Array<ArrayBuffer> => {
   const b64 = s.replace(/-/g, '+').replace(/_/g, '/') + '==='.slice((s.length + 3) % 4);
   return Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
@@ -36,11 +38,14 @@ export function creationOptions(json: Json): PublicKeyCredentialCreationOptions 
   } as unknown as PublicKeyCredentialCreationOptions;
 }
 
+type Credential = Schemas['WebAuthnCredential'];
+
 /**
- * The credential as WebAuthn's JSON. The OpenAPI document types `credential` as an object
- * with no fields listed, hence the type the client expects for it.
+ * The credential as WebAuthn's JSON. The document leaves the fields of `response` and
+ * `clientExtensionResults` to the WebAuthn library, and the generated type reads an object
+ * without listed fields as an empty one: hence the two casts.
  */
-export function credentialJson(c: PublicKeyCredential): Record<string, never> {
+export function credentialJson(c: PublicKeyCredential): Credential {
   const r = c.response;
   const response: Json = { clientDataJSON: toText(r.clientDataJSON) };
   if (r instanceof AuthenticatorAssertionResponse) {
@@ -50,12 +55,11 @@ export function credentialJson(c: PublicKeyCredential): Record<string, never> {
   }
   return {
     id: c.id,
-    rawId: toText(c.rawId),
-    type: c.type,
-    response,
-    clientExtensionResults: c.getClientExtensionResults(),
-    authenticatorAttachment: c.authenticatorAttachment ?? undefined,
-  } as unknown as Record<string, never>;
+    rawId: toText(c.rawId) ?? c.id,
+    type: 'public-key',
+    response: response as Credential['response'],
+    clientExtensionResults: c.getClientExtensionResults() as Credential['clientExtensionResults'],
+  };
 }
 
 export const passkeysSupported = (): boolean => typeof window.PublicKeyCredential === 'function' && !!navigator.credentials;

@@ -37,7 +37,7 @@ function AddPasskey() {
     e.preventDefault();
     setMessage(null);
     try {
-      const options = unwrap(await api.POST('/v1/user/passkeys/options/', { body: { password, ...(code ? { code } : {}) } })) as { ceremony_id: string; public_key: Record<string, unknown> };
+      const options = unwrap(await api.POST('/v1/user/passkeys/options/', { body: { password, ...(code ? { code } : {}) } }));
       const credential = (await navigator.credentials.create({ publicKey: creationOptions(options.public_key) })) as PublicKeyCredential | null;
       if (!credential) throw new Error('No passkey was made.');
       unwrap(await api.POST('/v1/user/passkeys/', { body: { ceremony_id: options.ceremony_id, credential: credentialJson(credential), ...(name ? { name } : {}) } }));

@@ -3,35 +3,37 @@
 // per tranche) and KPI share, with the actions its state allows to a member of the lender.
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
-import { api, num, str, unwrap, type Row } from '../../api/client';
+import { api, itemsOf, unwrap, type Schemas } from '../../api/client';
 import { useScope } from '../../api/organizations';
 import { useSearchParams } from '../../router';
 import { fmtNum, fmtPct, fmtPrice, fmtTime, fmtUsd } from '../../ui/format';
 import { Panel, QueryState } from '../../ui/query-state';
 import { Table, type Column } from '../../ui/table';
 
-const ref = (r: Row, k: string) => (r[k] as { name?: string; slug?: string } | undefined) ?? {};
-const ACTIONS: Record<string, string[]> = { draft: ['activate', 'cancel'], active: ['recall'], settlement_due: ['default'] };
+type Loan = Schemas['Loan'];
+type Tranche = Loan['tranches'][number];
+type Action = 'activate' | 'cancel' | 'recall' | 'default';
+const ACTIONS: Partial<Record<Loan['status'], Action[]>> = { draft: ['activate', 'cancel'], active: ['recall'], settlement_due: ['default'] };
 
 export default function LoansView() {
   const [q, set] = useSearchParams();
-  const loans = useQuery({ queryKey: ['loans'], queryFn: async () => unwrap(await api.GET('/v2/organizations/loans/')) as unknown as Row[] });
+  const loans = useQuery({ queryKey: ['loans'], queryFn: async () => itemsOf(unwrap(await api.GET('/v2/organizations/loans/'))) });
   const selected = Number(q.get('loan')) || null;
-  const columns: Column<Row>[] = [
-    { key: 'id', label: 'Loan', value: (r) => num(r, 'id'), render: (r) => <a href={`/app/loans?loan=${num(r, 'id')}`} onClick={(e) => { e.preventDefault(); set({ loan: String(num(r, 'id')) }); }}>#{num(r, 'id')} {str(r, 'asset')}</a> },
-    { key: 'market_maker', label: 'Market maker', value: (r) => ref(r, 'market_maker').name ?? '' },
-    { key: 'lender', label: 'Lender', value: (r) => ref(r, 'organization').name ?? '' },
-    { key: 'model', label: 'Model', value: (r) => str(r, 'model') },
-    { key: 'status', label: 'Status', value: (r) => str(r, 'status'), render: (r) => <span className="badge">{str(r, 'status')}</span> },
-    { key: 'quantity', label: 'Tokens', value: (r) => num(r, 'quantity'), render: (r) => fmtNum(num(r, 'quantity')), numeric: true },
-    { key: 'value', label: 'Value out', value: (r) => num(r.valuation as Row, 'value_usd'), render: (r) => fmtUsd(num(r.valuation as Row, 'value_usd')), numeric: true },
-    { key: 'kpi', label: 'KPI met', value: (r) => num(r.kpi as Row, 'met_share'), render: (r) => fmtPct(pct(num(r.kpi as Row, 'met_share'))), numeric: true },
+  const columns: Column<Loan>[] = [
+    { key: 'id', label: 'Loan', value: (r) => r.id, render: (r) => <a href={`/app/loans?loan=${r.id}`} onClick={(e) => { e.preventDefault(); set({ loan: String(r.id) }); }}>#{r.id} {r.asset}</a> },
+    { key: 'market_maker', label: 'Market maker', value: (r) => r.market_maker.name },
+    { key: 'lender', label: 'Lender', value: (r) => r.organization.name },
+    { key: 'model', label: 'Model', value: (r) => r.model },
+    { key: 'status', label: 'Status', value: (r) => r.status, render: (r) => <span className="badge">{r.status}</span> },
+    { key: 'quantity', label: 'Tokens', value: (r) => r.quantity, render: (r) => fmtNum(r.quantity), numeric: true },
+    { key: 'value', label: 'Value out', value: (r) => r.valuation.value_usd, render: (r) => fmtUsd(r.valuation.value_usd), numeric: true },
+    { key: 'kpi', label: 'KPI met', value: (r) => r.kpi.met_share, render: (r) => fmtPct(pct(r.kpi.met_share)), numeric: true },
   ];
   return (
     <div className="panels">
       <Panel title="Loans" wide>
         <QueryState query={loans} empty={(r) => r.length === 0}>
-          {(rows) => <Table caption="Token loans you can see" columns={columns} rows={rows} rowKey={(r) => String(num(r, 'id'))} />}
+          {(rows) => <Table caption="Token loans you can see" columns={columns} rows={rows} rowKey={(r) => String(r.id)} />}
         </QueryState>
       </Panel>
       {selected && <LoanDetail id={selected} />}
@@ -46,9 +48,9 @@ function LoanDetail({ id }: { id: number }) {
   const queryClient = useQueryClient();
   const scope = useScope();
   const [message, setMessage] = useState<string | null>(null);
-  const loan = useQuery({ queryKey: ['loan', id], queryFn: async () => unwrap(await api.GET('/v2/organizations/loans/{id}/', { params: { path: { id } } })) as unknown as Row });
+  const loan = useQuery({ queryKey: ['loan', id], queryFn: async () => unwrap(await api.GET('/v2/organizations/loans/{id}/', { params: { path: { id } } })) });
   const act = useMutation({
-    mutationFn: async (action: string) => unwrap(await api.POST('/v2/organizations/loans/{id}/actions/', { params: { path: { id } }, body: { action } as never })),
+    mutationFn: async (action: Action) => unwrap(await api.POST('/v2/organizations/loans/{id}/actions/', { params: { path: { id } }, body: { action } })),
     onSuccess: () => {
       setMessage(null);
       void queryClient.invalidateQueries({ queryKey: ['loan', id] });
@@ -59,33 +61,32 @@ function LoanDetail({ id }: { id: number }) {
   return (
     <QueryState query={loan}>
       {(l) => {
-        const valuation = (l.valuation ?? {}) as Row;
-        const kpi = (l.kpi ?? {}) as Row;
-        const perTranche = new Map(((valuation.tranches ?? []) as Row[]).map((t) => [num(t, 'id'), t]));
-        const tranches = (Array.isArray(l.tranches) ? l.tranches : []) as Row[];
-        const lender = ref(l, 'organization').slug;
-        const mine = !!scope.data?.organizations.some((o) => o.slug === lender);
-        const actions = mine ? (ACTIONS[str(l, 'status')] ?? []) : [];
-        const trancheColumns: Column<Row>[] = [
-          { key: 'id', label: 'Tranche', value: (t) => num(t, 'id') },
-          { key: 'quantity', label: 'Tokens', value: (t) => num(t, 'quantity'), render: (t) => fmtNum(num(t, 'quantity')), numeric: true },
-          { key: 'strike', label: 'Strike', value: (t) => num(perTranche.get(num(t, 'id')), 'strike_price') ?? num(t, 'strike_price'), render: (t) => fmtPrice(num(perTranche.get(num(t, 'id')), 'strike_price') ?? num(t, 'strike_price')), numeric: true },
-          { key: 'basis', label: 'Strike basis', value: (t) => str(t, 'strike_basis') },
-          { key: 'expires_at', label: 'Expires', value: (t) => str(t, 'expires_at'), render: (t) => fmtTime(str(t, 'expires_at')) },
-          { key: 'option', label: 'Option value', value: (t) => num(perTranche.get(num(t, 'id')), 'intrinsic_value_usd'), render: (t) => fmtUsd(num(perTranche.get(num(t, 'id')), 'intrinsic_value_usd')), numeric: true },
-          { key: 'settlement', label: 'Settlement', value: (t) => str(t, 'settlement') || 'open' },
+        const { valuation, kpi } = l;
+        const perTranche = new Map(valuation.tranches.map((t) => [t.id, t]));
+        // The valuation's strike where it has one, else the tranche's.
+        const strike = (t: Tranche) => perTranche.get(t.id)?.strike_price ?? t.strike_price;
+        const mine = !!scope.data?.organizations.some((o) => o.slug === l.organization.slug);
+        const actions = mine ? (ACTIONS[l.status] ?? []) : [];
+        const trancheColumns: Column<Tranche>[] = [
+          { key: 'id', label: 'Tranche', value: (t) => t.id },
+          { key: 'quantity', label: 'Tokens', value: (t) => t.quantity, render: (t) => fmtNum(t.quantity), numeric: true },
+          { key: 'strike', label: 'Strike', value: strike, render: (t) => fmtPrice(strike(t)), numeric: true },
+          { key: 'basis', label: 'Strike basis', value: (t) => t.strike_basis },
+          { key: 'expires_at', label: 'Expires', value: (t) => t.expires_at, render: (t) => fmtTime(t.expires_at) },
+          { key: 'option', label: 'Option value', value: (t) => perTranche.get(t.id)?.intrinsic_value_usd ?? null, render: (t) => fmtUsd(perTranche.get(t.id)?.intrinsic_value_usd ?? null), numeric: true },
+          { key: 'settlement', label: 'Settlement', value: (t) => t.settlement ?? 'open' },
         ];
         return (
-          <Panel title={`Loan #${id}: ${str(l, 'asset')} to ${ref(l, 'market_maker').name ?? ''}`} wide>
+          <Panel title={`Loan #${id}: ${l.asset} to ${l.market_maker.name}`} wide>
             <dl className="facts">
-              <dt>Status</dt><dd>{str(l, 'status')}</dd>
-              <dt>Price (24 h TWAP)</dt><dd>{fmtPrice(num(valuation, 'price'))}</dd>
-              <dt>Tokens out</dt><dd>{fmtNum(num(valuation, 'tokens_out'))}</dd>
-              <dt>Value out</dt><dd>{fmtUsd(num(valuation, 'value_usd'))}</dd>
-              <dt>Option value</dt><dd>{fmtUsd(num(valuation, 'intrinsic_value_usd'))}</dd>
-              <dt>KPI targets met</dt><dd>{fmtPct(pct(num(kpi, 'met_share')))} of {fmtNum(num(kpi, 'evaluations'))} evaluations ({fmtNum(num(kpi, 'targets'))} targets)</dd>
+              <dt>Status</dt><dd>{l.status}</dd>
+              <dt>Price (24 h TWAP)</dt><dd>{fmtPrice(valuation.price)}</dd>
+              <dt>Tokens out</dt><dd>{fmtNum(valuation.tokens_out)}</dd>
+              <dt>Value out</dt><dd>{fmtUsd(valuation.value_usd)}</dd>
+              <dt>Option value</dt><dd>{fmtUsd(valuation.intrinsic_value_usd)}</dd>
+              <dt>KPI targets met</dt><dd>{fmtPct(pct(kpi.met_share))} of {fmtNum(kpi.evaluations)} evaluations ({fmtNum(kpi.targets)} targets)</dd>
             </dl>
-            <Table caption="Tranches" columns={trancheColumns} rows={tranches} rowKey={(t) => String(num(t, 'id'))} />
+            <Table caption="Tranches" columns={trancheColumns} rows={l.tranches} rowKey={(t) => String(t.id)} />
             {actions.length > 0 && (
               <div className="actions">
                 {actions.map((a) => (

@@ -4,7 +4,7 @@
 // answers it: a market maker its own values, a project every market maker on its assets.
 import { useQuery } from '@tanstack/react-query';
 import { useMemo } from 'react';
-import { api, num, rowsOf, str, unwrap, type Row } from '../../api/client';
+import { api, col, unwrap, type QueryOf, type Schemas } from '../../api/client';
 import { LineChart, type Series } from '../../charts/line';
 import { useSearchParams } from '../../router';
 import { MM_INTERVALS, MM_LOOKBACKS, pick, Select } from '../../ui/choices';
@@ -12,35 +12,35 @@ import { CsvButton } from '../../ui/csv-button';
 import { fmtPct, fmtUsd } from '../../ui/format';
 import { Panel, QueryState } from '../../ui/query-state';
 import { Table, type Column } from '../../ui/table';
-import { LEVELS } from '../markets/params';
+import { LEVELS, levelOf } from '../markets/params';
 
-const orgOf = (r: Row) => {
-  const o = r.organization as { name?: string; slug?: string } | undefined;
-  return o?.name ?? o?.slug ?? '';
-};
-const keyOf = (r: Row) => `${orgOf(r)} · ${str(r, 'exchange')} ${str(r, 'pair')}`;
+type ReconciliationRow = Schemas['ReconciliationRow'];
+type CoverageRow = Schemas['MarketMakerSummaryRow'];
+type ReconciliationQuery = QueryOf<'/v2/organizations/market-maker-metrics/reconciliation/'>;
+
+const keyOf = (r: ReconciliationRow | CoverageRow) => `${r.organization.name} · ${r.exchange} ${r.pair}`;
 
 export default function MarketMakersView() {
   const [q, set] = useSearchParams();
   const lookback = pick(MM_LOOKBACKS, q.get('lookback'), '1-day');
   const interval = pick(MM_INTERVALS, q.get('interval'), '1h');
-  const level = LEVELS.includes(Number(q.get('bps'))) && q.get('bps') ? Number(q.get('bps')) : 10;
+  const level = levelOf(q.get('bps')) ?? 10;
   const bid = `bid_${level}bps`;
-  const whole = { lookback, bps: String(level), interval: 'a' as const };
-  const bucketed = { lookback, bps: String(level), interval };
+  const whole: ReconciliationQuery = { lookback, bps: [level], interval: 'a' };
+  const bucketed: ReconciliationQuery = { lookback, bps: [level], interval };
 
-  const reconciliation = useQuery({ queryKey: ['reconciliation', whole], queryFn: async () => rowsOf(unwrap(await api.GET('/v2/organizations/market-maker-metrics/reconciliation/', { params: { query: whole } }))) });
-  const perBucket = useQuery({ queryKey: ['reconciliation', bucketed], queryFn: async () => rowsOf(unwrap(await api.GET('/v2/organizations/market-maker-metrics/reconciliation/', { params: { query: bucketed } }))) });
-  const summary = useQuery({ queryKey: ['mm-summary', whole], queryFn: async () => rowsOf(unwrap(await api.GET('/v2/organizations/market-maker-metrics/summary/', { params: { query: whole } }))) });
+  const reconciliation = useQuery({ queryKey: ['reconciliation', whole], queryFn: async () => unwrap(await api.GET('/v2/organizations/market-maker-metrics/reconciliation/', { params: { query: whole } })) });
+  const perBucket = useQuery({ queryKey: ['reconciliation', bucketed], queryFn: async () => unwrap(await api.GET('/v2/organizations/market-maker-metrics/reconciliation/', { params: { query: bucketed } })) });
+  const summary = useQuery({ queryKey: ['mm-summary', whole], queryFn: async () => unwrap(await api.GET('/v2/organizations/market-maker-metrics/summary/', { params: { query: whole } })) });
 
   const series = useMemo<Series[]>(() => {
     const by = new Map<string, { reported: [number, number | null][]; trusted: [number, number | null][] }>();
     for (const r of perBucket.data ?? []) {
       const k = keyOf(r);
       const e = by.get(k) ?? { reported: [], trusted: [] };
-      const t = Date.parse(str(r, 'timestamp'));
-      e.reported.push([t, num(r, `${bid}_reported`)]);
-      e.trusted.push([t, num(r, `${bid}_trusted`)]);
+      const t = Date.parse(r.timestamp ?? '');
+      e.reported.push([t, col(r, `${bid}_reported`)]);
+      e.trusted.push([t, col(r, `${bid}_trusted`)]);
       by.set(k, e);
     }
     return [...by].flatMap(([k, e]) => [
@@ -49,25 +49,24 @@ export default function MarketMakersView() {
     ]);
   }, [perBucket.data, bid]);
 
-  const flagged = (r: Row) => (Array.isArray(r.flagged) ? (r.flagged as string[]) : []);
-  const reconColumns: Column<Row>[] = [
+  const reconColumns: Column<ReconciliationRow>[] = [
     { key: 'who', label: 'Market maker · pair', value: keyOf },
-    { key: 'flag', label: 'Reports', value: (r) => (r.flag ? 1 : 0), render: (r) => (r.flag ? <span className="badge flag">overstated: {flagged(r).join(', ')}</span> : <span className="badge ok">match</span>) },
-    { key: 'volume_reported', label: 'Volume reported', value: (r) => num(r, 'volume_reported'), render: (r) => fmtUsd(num(r, 'volume_reported')), numeric: true },
-    { key: 'volume_trusted', label: 'Volume measured', value: (r) => num(r, 'volume_trusted'), render: (r) => fmtUsd(num(r, 'volume_trusted')), numeric: true },
-    { key: `${bid}_reported`, label: `Bid ${level} bps reported`, value: (r) => num(r, `${bid}_reported`), render: (r) => fmtUsd(num(r, `${bid}_reported`)), numeric: true },
-    { key: `${bid}_trusted`, label: `Bid ${level} bps measured`, value: (r) => num(r, `${bid}_trusted`), render: (r) => fmtUsd(num(r, `${bid}_trusted`)), numeric: true },
-    { key: `${bid}_diff_pct`, label: 'Bid gap', value: (r) => num(r, `${bid}_diff_pct`), render: (r) => fmtPct(num(r, `${bid}_diff_pct`)), numeric: true },
+    { key: 'flag', label: 'Reports', value: (r) => (r.flag ? 1 : 0), render: (r) => (r.flag ? <span className="badge flag">overstated: {r.flagged.join(', ')}</span> : <span className="badge ok">match</span>) },
+    { key: 'volume_reported', label: 'Volume reported', value: (r) => col(r, 'volume_reported'), render: (r) => fmtUsd(col(r, 'volume_reported')), numeric: true },
+    { key: 'volume_trusted', label: 'Volume measured', value: (r) => col(r, 'volume_trusted'), render: (r) => fmtUsd(col(r, 'volume_trusted')), numeric: true },
+    { key: `${bid}_reported`, label: `Bid ${level} bps reported`, value: (r) => col(r, `${bid}_reported`), render: (r) => fmtUsd(col(r, `${bid}_reported`)), numeric: true },
+    { key: `${bid}_trusted`, label: `Bid ${level} bps measured`, value: (r) => col(r, `${bid}_trusted`), render: (r) => fmtUsd(col(r, `${bid}_trusted`)), numeric: true },
+    { key: `${bid}_diff_pct`, label: 'Bid gap', value: (r) => col(r, `${bid}_diff_pct`), render: (r) => fmtPct(col(r, `${bid}_diff_pct`)), numeric: true },
   ];
-  const coverageColumns: Column<Row>[] = [
-    { key: 'who', label: 'Market maker · pair', value: (r) => `${keyOf(r)}${r.source === 'wallet' ? ` (wallet ${str(r, 'wallet_number')})` : ''}` },
+  const coverageColumns: Column<CoverageRow>[] = [
+    { key: 'who', label: 'Market maker · pair', value: (r) => `${keyOf(r)}${r.source === 'wallet' ? ` (wallet ${r.wallet_number ?? ''})` : ''}` },
     { key: 'source', label: 'Source', value: (r) => (r.is_trusted ? 'measured' : 'reported') },
-    { key: 'volume', label: 'Volume', value: (r) => num(r, 'volume'), render: (r) => fmtUsd(num(r, 'volume')), numeric: true },
-    { key: 'volume_coverage', label: 'Volume coverage', value: (r) => num(r, 'volume_coverage'), render: (r) => fmtPct(num(r, 'volume_coverage')), numeric: true },
-    { key: bid, label: `Bid ${level} bps`, value: (r) => num(r, bid), render: (r) => fmtUsd(num(r, bid)), numeric: true },
-    { key: `${bid}_coverage`, label: `Bid ${level} bps coverage`, value: (r) => num(r, `${bid}_coverage`), render: (r) => fmtPct(num(r, `${bid}_coverage`)), numeric: true },
+    { key: 'volume', label: 'Volume', value: (r) => r.volume, render: (r) => fmtUsd(r.volume), numeric: true },
+    { key: 'volume_coverage', label: 'Volume coverage', value: (r) => r.volume_coverage, render: (r) => fmtPct(r.volume_coverage), numeric: true },
+    { key: bid, label: `Bid ${level} bps`, value: (r) => col(r, bid), render: (r) => fmtUsd(col(r, bid)), numeric: true },
+    { key: `${bid}_coverage`, label: `Bid ${level} bps coverage`, value: (r) => col(r, `${bid}_coverage`), render: (r) => fmtPct(col(r, `${bid}_coverage`)), numeric: true },
   ];
-  const csv = (path: '/v2/organizations/market-maker-metrics/reconciliation/' | '/v2/organizations/market-maker-metrics/summary/', query: typeof whole | typeof bucketed, filename: string) =>
+  const csv = (path: '/v2/organizations/market-maker-metrics/reconciliation/' | '/v2/organizations/market-maker-metrics/summary/', query: ReconciliationQuery, filename: string) =>
     <CsvButton label={filename} filename={filename} load={() => api.GET(path, { params: { query: { ...query, type: 'csv', filename } }, parseAs: 'blob' })} />;
 
   return (
@@ -90,7 +89,7 @@ export default function MarketMakersView() {
         </Panel>
         <Panel title="Coverage of the market" wide actions={csv('/v2/organizations/market-maker-metrics/summary/', whole, 'market-makers.csv')}>
           <QueryState query={summary} empty={(rows) => rows.length === 0}>
-            {(rows) => <Table caption="Volume and depth with the share of the whole market, measured values where there are any" columns={coverageColumns} rows={rows} rowKey={(r) => `${keyOf(r)} ${str(r, 'wallet_id')}`} />}
+            {(rows) => <Table caption="Volume and depth with the share of the whole market, measured values where there are any" columns={coverageColumns} rows={rows} rowKey={(r) => `${keyOf(r)} ${r.wallet_id ?? ''}`} />}
           </QueryState>
         </Panel>
       </div>

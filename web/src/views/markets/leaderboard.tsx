@@ -2,14 +2,15 @@
 // it (20 rows a page), over the caller's assets and the chosen exchanges and window.
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
-import { api, num, rowsOf, str, unwrap, type Row } from '../../api/client';
+import { api, col, unwrap, type QueryOf, type Schemas } from '../../api/client';
 import { CsvButton } from '../../ui/csv-button';
 import { fmtNum, fmtPct, fmtUsd } from '../../ui/format';
 import { Panel, QueryState } from '../../ui/query-state';
 import { Table, type Column, type Sort } from '../../ui/table';
 import { windowQuery, type MarketParams } from './params';
 
-type MarketType = 'all' | 'spot' | 'perp';
+type MarketType = NonNullable<QueryOf<'/v2/leaderboard/'>['market_type']>;
+type Row = Schemas['LeaderboardRow'];
 
 export function Leaderboard({ p, exchanges }: { p: MarketParams; exchanges: string[] }) {
   const [sort, setSort] = useState<Sort>({ key: 'volume', direction: 'desc' });
@@ -17,30 +18,30 @@ export function Leaderboard({ p, exchanges }: { p: MarketParams; exchanges: stri
   const [marketType, setMarketType] = useState<MarketType>('all');
   const bid = `bid_${p.level}bps`;
   const ask = `ask_${p.level}bps`;
-  const query = {
-    bps: String(p.level),
+  const query: QueryOf<'/v2/leaderboard/'> = {
+    bps: [p.level],
     sort_by: sort.key,
     sort_direction: sort.direction,
     page,
     market_type: marketType,
-    ...(exchanges.length ? { exchanges: exchanges.join(',') } : {}),
+    ...(exchanges.length ? { exchanges } : {}),
     ...windowQuery(p),
   };
   const board = useQuery({
     queryKey: ['leaderboard', query],
-    queryFn: async () => rowsOf(unwrap(await api.GET('/v2/leaderboard/', { params: { query } }))),
+    queryFn: async () => unwrap(await api.GET('/v2/leaderboard/', { params: { query } })),
     placeholderData: keepPreviousData,
   });
   const columns: Column<Row>[] = [
-    { key: 'pair', label: 'Pair', value: (r) => `${str(r, 'exchange')} ${str(r, 'pair')}`, sortable: false },
-    { key: 'asset', label: 'Asset', value: (r) => str(r, 'asset'), sortable: false },
-    { key: 'volume', label: 'Volume', value: (r) => num(r, 'volume'), render: (r) => fmtUsd(num(r, 'volume')), numeric: true },
-    { key: 'price_change', label: 'Price change', value: (r) => num(r, 'price_change'), render: (r) => fmtPct(num(r, 'price_change')), numeric: true },
-    { key: bid, label: `Bid ${p.level} bps`, value: (r) => num(r, bid), render: (r) => fmtUsd(num(r, bid)), numeric: true },
-    { key: ask, label: `Ask ${p.level} bps`, value: (r) => num(r, ask), render: (r) => fmtUsd(num(r, ask)), numeric: true },
-    { key: 'tick_bps', label: 'Tick (bps)', value: (r) => num(r, 'tick_bps'), render: (r) => fmtNum(num(r, 'tick_bps')), numeric: true },
-    { key: 'usd_open_interest', label: 'Open interest', value: (r) => num(r, 'usd_open_interest'), render: (r) => fmtUsd(num(r, 'usd_open_interest')), numeric: true },
-    { key: 'funding_rate_8h', label: 'Funding 8h', value: (r) => num(r, 'funding_rate_8h'), render: (r) => fmtNum(num(r, 'funding_rate_8h')), numeric: true },
+    { key: 'pair', label: 'Pair', value: (r) => `${r.exchange} ${r.pair}`, sortable: false },
+    { key: 'asset', label: 'Asset', value: (r) => r.asset, sortable: false },
+    { key: 'volume', label: 'Volume', value: (r) => r.volume, render: (r) => fmtUsd(r.volume), numeric: true },
+    { key: 'price_change', label: 'Price change', value: (r) => r.price_change, render: (r) => fmtPct(r.price_change), numeric: true },
+    { key: bid, label: `Bid ${p.level} bps`, value: (r) => col(r, bid), render: (r) => fmtUsd(col(r, bid)), numeric: true },
+    { key: ask, label: `Ask ${p.level} bps`, value: (r) => col(r, ask), render: (r) => fmtUsd(col(r, ask)), numeric: true },
+    { key: 'tick_bps', label: 'Tick (bps)', value: (r) => r.tick_bps, render: (r) => fmtNum(r.tick_bps), numeric: true },
+    { key: 'usd_open_interest', label: 'Open interest', value: (r) => r.usd_open_interest, render: (r) => fmtUsd(r.usd_open_interest), numeric: true },
+    { key: 'funding_rate_8h', label: 'Funding 8h', value: (r) => r.funding_rate_8h, render: (r) => fmtNum(r.funding_rate_8h), numeric: true },
   ];
   return (
     <Panel
@@ -63,7 +64,7 @@ export function Leaderboard({ p, exchanges }: { p: MarketParams; exchanges: stri
       <QueryState query={board}>
         {(rows) => (
           <>
-            <Table caption="Pairs across exchanges, ranked by the service" columns={columns} rows={rows} rowKey={(r) => `${str(r, 'exchange')} ${str(r, 'pair')}`} sort={sort} onSort={(s) => { setSort(s); setPage(1); }} />
+            <Table caption="Pairs across exchanges, ranked by the service" columns={columns} rows={rows} rowKey={(r) => `${r.exchange} ${r.pair}`} sort={sort} onSort={(s) => { setSort(s); setPage(1); }} />
             <nav className="pager" aria-label="Leaderboard pages">
               <button type="button" className="secondary" disabled={page === 1} onClick={() => setPage(page - 1)}>Previous page</button>
               <span>Page {page}</span>

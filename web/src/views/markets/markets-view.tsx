@@ -1,8 +1,9 @@
 // Markets: one asset's pairs over a window. Depth at a level (bid and ask) and volume by
 // exchange over time, price, spread and depth uptime as heatmaps, the pairs' summary, the
 // leaderboard and regional volume, each with the API's CSV for the same parameters.
+import type { UseQueryResult } from '@tanstack/react-query';
 import { useMemo } from 'react';
-import { api, num, str, type Row } from '../../api/client';
+import { api, col } from '../../api/client';
 import { useScope } from '../../api/organizations';
 import { BarChart } from '../../charts/bar';
 import { HeatmapChart } from '../../charts/heatmap';
@@ -15,7 +16,7 @@ import { Table, type Column } from '../../ui/table';
 import { MarketControls } from './controls';
 import { Leaderboard } from './leaderboard';
 import { pairLabel, readParams, type MarketParams } from './params';
-import { depthUptimeQuery, regionalQuery, spansOf, spreadUptimeQuery, summaryQuery, useDepthUptime, useRegional, useSpreadUptime, useSummary, useSummaryPerSpan, MAX_SPANS } from './queries';
+import { depthUptimeQuery, regionalQuery, spansOf, spreadUptimeQuery, summaryQuery, useDepthUptime, useRegional, useSpreadUptime, useSummary, useSummaryPerSpan, MAX_SPANS, type DepthUptimeRow, type SpreadUptimeRow, type SummaryRow } from './queries';
 
 export function MarketsView() {
   const scope = useScope();
@@ -34,9 +35,12 @@ export function MarketsView() {
   );
 }
 
+/** A row of a market endpoint: the summary names its exchange by reference, the uptimes by slug. */
+type PairRow = { exchange: string | { slug: string }; pair: string };
+const slugOf = (r: PairRow) => (typeof r.exchange === 'string' ? r.exchange : r.exchange.slug);
 /** Rows of the exchanges the user keeps shown. */
-const keep = (p: MarketParams) => (r: Row) => p.exchanges.length === 0 || p.exchanges.includes(str(r, 'exchange'));
-const labelOf = (r: Row) => pairLabel(str(r, 'exchange'), str(r, 'pair'));
+const keep = (p: MarketParams) => (r: PairRow) => p.exchanges.length === 0 || p.exchanges.includes(slugOf(r));
+const labelOf = (r: PairRow) => pairLabel(slugOf(r), r.pair);
 
 function MarketPanels({ p }: { p: MarketParams }) {
   const spread = useSpreadUptime(p);
@@ -57,11 +61,11 @@ function MarketPanels({ p }: { p: MarketParams }) {
       for (const r of (perSpan[i]?.data ?? []).filter(keep(p))) {
         const k = labelOf(r);
         const d = depth.get(k) ?? { bid: [], ask: [] };
-        d.bid.push([Date.parse(s.start), num(r, bid)]);
-        d.ask.push([Date.parse(s.start), num(r, ask)]);
+        d.bid.push([Date.parse(s.start), col(r, bid)]);
+        d.ask.push([Date.parse(s.start), col(r, ask)]);
         depth.set(k, d);
         const v = volume.get(k) ?? spans.map(() => null);
-        v[i] = num(r, 'volume');
+        v[i] = r.volume;
         volume.set(k, v);
       }
     });
@@ -76,20 +80,20 @@ function MarketPanels({ p }: { p: MarketParams }) {
     const by = new Map<string, [number, number | null][]>();
     for (const r of (spread.data ?? []).filter(keep(p))) {
       const k = labelOf(r);
-      by.set(k, [...(by.get(k) ?? []), [Date.parse(str(r, 'timestamp')), num(r, 'mid_price')]]);
+      by.set(k, [...(by.get(k) ?? []), [Date.parse(r.timestamp ?? ''), r.mid_price]]);
     }
     return [...by].map(([name, points]) => ({ name, points }));
   }, [spread.data, p]);
 
-  const summaryColumns: Column<Row>[] = [
+  const summaryColumns: Column<SummaryRow>[] = [
     { key: 'pair', label: 'Pair', value: labelOf },
-    { key: 'volume', label: 'Volume', value: (r) => num(r, 'volume'), render: (r) => fmtUsd(num(r, 'volume')), numeric: true },
-    { key: 'twap', label: 'TWAP', value: (r) => num(r, 'twap'), render: (r) => fmtPrice(num(r, 'twap')), numeric: true },
-    { key: 'vwap', label: 'VWAP', value: (r) => num(r, 'vwap'), render: (r) => fmtPrice(num(r, 'vwap')), numeric: true },
-    { key: bid, label: `Bid depth ${p.level} bps`, value: (r) => num(r, bid), render: (r) => fmtUsd(num(r, bid)), numeric: true },
-    { key: ask, label: `Ask depth ${p.level} bps`, value: (r) => num(r, ask), render: (r) => fmtUsd(num(r, ask)), numeric: true },
-    { key: 'tick_bps', label: 'Tick (bps)', value: (r) => num(r, 'tick_bps'), render: (r) => fmtNum(num(r, 'tick_bps')), numeric: true },
-    { key: 'usd_open_interest', label: 'Open interest', value: (r) => num(r, 'usd_open_interest'), render: (r) => fmtUsd(num(r, 'usd_open_interest')), numeric: true },
+    { key: 'volume', label: 'Volume', value: (r) => r.volume, render: (r) => fmtUsd(r.volume), numeric: true },
+    { key: 'twap', label: 'TWAP', value: (r) => r.twap, render: (r) => fmtPrice(r.twap), numeric: true },
+    { key: 'vwap', label: 'VWAP', value: (r) => r.vwap, render: (r) => fmtPrice(r.vwap), numeric: true },
+    { key: bid, label: `Bid depth ${p.level} bps`, value: (r) => col(r, bid), render: (r) => fmtUsd(col(r, bid)), numeric: true },
+    { key: ask, label: `Ask depth ${p.level} bps`, value: (r) => col(r, ask), render: (r) => fmtUsd(col(r, ask)), numeric: true },
+    { key: 'tick_bps', label: 'Tick (bps)', value: (r) => r.tick_bps, render: (r) => fmtNum(r.tick_bps), numeric: true },
+    { key: 'usd_open_interest', label: 'Open interest', value: (r) => r.usd_open_interest, render: (r) => fmtUsd(r.usd_open_interest), numeric: true },
   ];
 
   return (
@@ -149,7 +153,7 @@ function MarketPanels({ p }: { p: MarketParams }) {
                 <Table
                   caption="Volume by region"
                   columns={[
-                    { key: 'region', label: 'Region', value: (r: [string, { volume: number; percentage: number }]) => r[0] },
+                    { key: 'region', label: 'Region', value: (r: (typeof regions)[number]) => r[0] },
                     { key: 'volume', label: 'Volume', value: (r) => r[1].volume, render: (r) => fmtUsd(r[1].volume), numeric: true },
                     { key: 'share', label: 'Share', value: (r) => r[1].percentage, render: (r) => fmtPct(r[1].percentage), numeric: true },
                   ]}
@@ -167,12 +171,12 @@ function MarketPanels({ p }: { p: MarketParams }) {
   );
 }
 
-function UptimeHeatmap({ title, query, column, p, zone, csv }: { title: string; query: ReturnType<typeof useSpreadUptime>; column: string; p: MarketParams; zone: string; csv: React.ReactNode }) {
+function UptimeHeatmap({ title, query, column, p, zone, csv }: { title: string; query: UseQueryResult<SpreadUptimeRow[] | DepthUptimeRow[]>; column: string; p: MarketParams; zone: string; csv: React.ReactNode }) {
   const grid = useMemo(() => {
-    const rows = (query.data ?? []).filter(keep(p));
-    const buckets = [...new Set(rows.map((r) => str(r, 'timestamp')))].sort((a, b) => Date.parse(a) - Date.parse(b));
+    const rows: (SpreadUptimeRow | DepthUptimeRow)[] = (query.data ?? []).filter(keep(p));
+    const buckets = [...new Set(rows.map((r) => r.timestamp ?? ''))].sort((a, b) => Date.parse(a) - Date.parse(b));
     const labels = [...new Set(rows.map(labelOf))].sort();
-    const cells: [number, number, number | null][] = rows.map((r) => [buckets.indexOf(str(r, 'timestamp')), labels.indexOf(labelOf(r)), num(r, column)]);
+    const cells: [number, number, number | null][] = rows.map((r) => [buckets.indexOf(r.timestamp ?? ''), labels.indexOf(labelOf(r)), col(r, column)]);
     return { buckets: buckets.map((b) => fmtTime(b, zone)), labels, cells };
   }, [query.data, p, column, zone]);
   return (

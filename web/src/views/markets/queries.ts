@@ -1,42 +1,44 @@
 // The Markets view's server state: one query per endpoint and parameter set, kept in
 // TanStack Query's cache (refreshed every 15 s while shown).
 import { useQueries, useQuery } from '@tanstack/react-query';
-import { api, rowsOf, str, unwrap, type Row } from '../../api/client';
+import { api, unwrap, type QueryOf, type Schemas } from '../../api/client';
 import { windowQuery, type MarketParams } from './params';
 
-export const spreadUptimeQuery = (p: MarketParams) => ({ assets: p.asset, interval: p.interval, bps: String(p.level), ...windowQuery(p) });
-export const depthUptimeQuery = (p: MarketParams) => ({ assets: p.asset, interval: p.interval, bps: String(p.level), amounts: String(p.amount), ...windowQuery(p) });
-export const summaryQuery = (p: MarketParams) => ({ assets: p.asset, bps: String(p.level), ...windowQuery(p) });
-export const regionalQuery = (p: MarketParams) => ({ assets: p.asset, interval: 'a' as const, ...windowQuery(p) });
+export type SpreadUptimeRow = Schemas['SpreadUptimeRow'];
+export type DepthUptimeRow = Schemas['DepthUptimeRow'];
+export type SummaryRow = Schemas['MarketSummaryRow'];
+
+export const spreadUptimeQuery = (p: MarketParams): QueryOf<'/v2/metrics/uptime/spread/'> => ({ assets: [p.asset], interval: p.interval, bps: [p.level], ...windowQuery(p) });
+export const depthUptimeQuery = (p: MarketParams): QueryOf<'/v2/metrics/uptime/depth/'> => ({ assets: [p.asset], interval: p.interval, bps: [p.level], amounts: [p.amount], ...windowQuery(p) });
+export const summaryQuery = (p: MarketParams): QueryOf<'/v2/metrics/summary/'> => ({ assets: [p.asset], bps: [p.level], ...windowQuery(p) });
+export const regionalQuery = (p: MarketParams): QueryOf<'/v2/metrics/volume/regional/'> => ({ assets: [p.asset], interval: 'a', ...windowQuery(p) });
 
 export function useSpreadUptime(p: MarketParams) {
   const query = spreadUptimeQuery(p);
-  return useQuery({ queryKey: ['uptime/spread', query], queryFn: async () => rowsOf(unwrap(await api.GET('/v2/metrics/uptime/spread/', { params: { query } }))), enabled: !!p.asset });
+  return useQuery({ queryKey: ['uptime/spread', query], queryFn: async () => unwrap(await api.GET('/v2/metrics/uptime/spread/', { params: { query } })), enabled: !!p.asset });
 }
 
 export function useDepthUptime(p: MarketParams) {
   const query = depthUptimeQuery(p);
-  return useQuery({ queryKey: ['uptime/depth', query], queryFn: async () => rowsOf(unwrap(await api.GET('/v2/metrics/uptime/depth/', { params: { query } }))), enabled: !!p.asset });
+  return useQuery({ queryKey: ['uptime/depth', query], queryFn: async () => unwrap(await api.GET('/v2/metrics/uptime/depth/', { params: { query } })), enabled: !!p.asset });
 }
 
 export function useSummary(p: MarketParams) {
   const query = summaryQuery(p);
-  return useQuery({ queryKey: ['summary', query], queryFn: async () => rowsOf(unwrap(await api.GET('/v2/metrics/summary/', { params: { query } }))), enabled: !!p.asset });
+  return useQuery({ queryKey: ['summary', query], queryFn: async () => unwrap(await api.GET('/v2/metrics/summary/', { params: { query } })), enabled: !!p.asset });
 }
 
-export interface RegionalAsset {
-  total_volume: number;
-  regions: Record<string, { volume: number; percentage: number }>;
-  exchanges: Record<string, { region: string; volume: number; percentage: number }>;
-}
+/** One asset's entry of the regional volume over the window (`interval=a`: keyed by asset). */
+export type RegionalAsset = Extract<Schemas['RegionalVolume'], Record<string, unknown>>[string];
 
 export function useRegional(p: MarketParams) {
   const query = regionalQuery(p);
   return useQuery({
     queryKey: ['volume/regional', query],
-    queryFn: async () => {
-      const data = unwrap(await api.GET('/v2/metrics/volume/regional/', { params: { query } })) as Record<string, RegionalAsset>;
-      return data[p.asset] ?? null;
+    queryFn: async (): Promise<RegionalAsset | null> => {
+      const data = unwrap(await api.GET('/v2/metrics/volume/regional/', { params: { query } }));
+      // Bucketed intervals answer a list; this query asks `a`, the object keyed by asset.
+      return Array.isArray(data) ? null : (data[p.asset] ?? null);
     },
     enabled: !!p.asset,
   });
@@ -56,8 +58,8 @@ export const MAX_SPANS = 24;
  * as spans for the summary, merged into at most MAX_SPANS. The summary answers one window
  * at a time, so depth and volume over time are one summary answer per span.
  */
-export function spansOf(rows: Row[], p: MarketParams): Span[] {
-  const starts = [...new Set(rows.map((r) => str(r, 'timestamp')).filter(Boolean))].sort((a, b) => Date.parse(a) - Date.parse(b));
+export function spansOf(rows: readonly SpreadUptimeRow[], p: MarketParams): Span[] {
+  const starts = [...new Set(rows.map((r) => r.timestamp).filter((t): t is string => !!t))].sort((a, b) => Date.parse(a) - Date.parse(b));
   if (starts.length === 0) return [];
   const step = Math.ceil(starts.length / MAX_SPANS);
   const picked = starts.filter((_, i) => i % step === 0);
@@ -68,11 +70,11 @@ export function spansOf(rows: Row[], p: MarketParams): Span[] {
 export function useSummaryPerSpan(p: MarketParams, spans: Span[]) {
   return useQueries({
     queries: spans.map((s) => {
-      const query = { assets: p.asset, bps: String(p.level), time_start: s.start, ...(s.end ? { time_end: s.end } : {}) };
+      const query: QueryOf<'/v2/metrics/summary/'> = { assets: [p.asset], bps: [p.level], time_start: s.start, ...(s.end ? { time_end: s.end } : {}) };
       const sealed = !!s.end && Date.parse(s.end) < Date.now() - 10 * 60_000;
       return {
         queryKey: ['summary', query],
-        queryFn: async () => rowsOf(unwrap(await api.GET('/v2/metrics/summary/', { params: { query } }))),
+        queryFn: async () => unwrap(await api.GET('/v2/metrics/summary/', { params: { query } })),
         // A span that ended a while ago does not change: asked once.
         staleTime: sealed ? Infinity : 10_000,
         refetchInterval: sealed ? (false as const) : 15_000,

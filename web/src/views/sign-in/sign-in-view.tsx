@@ -63,28 +63,29 @@ export function SignInView() {
     e.preventDefault();
     void attempt(async () => {
       const r = await api.POST('/v1/login/', { body: { email, password, remember_me: remember } });
-      const data = unwrap(r) as { token?: string; challenge_id?: string };
-      if (r.response.status === 202 && data.challenge_id) {
+      const data = unwrap(r);
+      // 200 signs in; 202 asks for the second factor.
+      if ('challenge_id' in data) {
         setChallenge(data.challenge_id);
         setCode('');
-      } else if (data.token) session.start(data.token, remember);
+      } else session.start(data.token, remember);
     });
   };
 
   const verify = (e: FormEvent) => {
     e.preventDefault();
     void attempt(async () => {
-      const data = unwrap(await api.POST('/v1/totp/login/', { body: { challenge_id: challenge!, code: code.trim() } })) as { token: string };
+      const data = unwrap(await api.POST('/v1/totp/login/', { body: { challenge_id: challenge!, code: code.trim() } }));
       session.start(data.token, remember);
     });
   };
 
   const withPasskey = () =>
     void attempt(async () => {
-      const options = unwrap(await api.POST('/v1/passkeys/login/options/', { body: email ? { email } : {} })) as { ceremony_id: string; public_key: Record<string, unknown> };
+      const options = unwrap(await api.POST('/v1/passkeys/login/options/', { body: email ? { email } : {} }));
       const credential = (await navigator.credentials.get({ publicKey: requestOptions(options.public_key) })) as PublicKeyCredential | null;
       if (!credential) throw new DOMException('no passkey was chosen', 'NotAllowedError');
-      const data = unwrap(await api.POST('/v1/passkeys/login/', { body: { ceremony_id: options.ceremony_id, credential: credentialJson(credential), remember_me: remember } })) as { token: string };
+      const data = unwrap(await api.POST('/v1/passkeys/login/', { body: { ceremony_id: options.ceremony_id, credential: credentialJson(credential), remember_me: remember } }));
       session.start(data.token, remember);
     });
 

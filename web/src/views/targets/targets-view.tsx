@@ -4,34 +4,50 @@
 // saves it. Each role sees the targets the API lists for it.
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useMemo, useState } from 'react';
-import { api, ApiError, num, str, unwrap, type Row } from '../../api/client';
+import { api, ApiError, unwrap, type paths, type QueryOf, type Schemas } from '../../api/client';
 import { LineChart } from '../../charts/line';
 import { useSearchParams } from '../../router';
 import { fmtNum, fmtTime } from '../../ui/format';
 import { Panel, QueryState } from '../../ui/query-state';
 import { Table, type Column } from '../../ui/table';
 
-const STATUSES = ['alert', 'recovering', 'stable', 'unchecked'] as const;
-const FACETS = ['status', 'asset', 'exchange', 'type', 'organization'] as const;
+type Target = Schemas['Target'];
+type TargetsQuery = QueryOf<'/v2/organizations/targets/'>;
+const STATUSES = ['alert', 'recovering', 'stable', 'unchecked'] as const satisfies readonly Target['status'][];
+const TYPES = ['gb', 'mm'] as const satisfies readonly Target['type'][];
+const FACETS = ['status', 'asset', 'exchange', 'type', 'organization'] as const satisfies NonNullable<TargetsQuery['facets']>;
 type Facet = (typeof FACETS)[number];
-const FILTER_OF: Record<Facet, string> = { status: 'statuses', asset: 'target_assets', exchange: 'exchanges', type: 'types', organization: 'target_organizations' };
+const FILTER_OF = { status: 'statuses', asset: 'target_assets', exchange: 'exchanges', type: 'types', organization: 'target_organizations' } as const satisfies Record<Facet, keyof TargetsQuery>;
 
-interface TargetPage {
-  count: number;
-  results: Row[];
-  facets?: Record<string, Record<string, number>>;
-}
+/** The one value chosen for a filter (kept in the address), as the list's query takes it. */
+const chosen = (v: string | null): string[] | undefined => (v ? [v] : undefined);
+const chosenOf = <T extends string>(list: readonly T[], v: string | null): T[] | undefined => (list as readonly (string | null)[]).includes(v) ? [v as T] : undefined;
 
-const describe = (t: Row) => `${str(t, 'asset')} ${str(t, 'exchange')} ${str(t, 'pair')} ${str(t, 'metric')}`;
-const orgSlug = (t: Row) => (t.organization as { slug?: string } | undefined)?.slug ?? '';
+const describe = (t: { asset: string; exchange: string; pair: string; metric: string }) => `${t.asset} ${t.exchange} ${t.pair} ${t.metric}`;
 
 export default function TargetsView() {
   const [q, set] = useSearchParams();
-  const filters = Object.fromEntries(FACETS.map((f) => [FILTER_OF[f], q.get(FILTER_OF[f]) ?? undefined]).filter(([, v]) => v));
-  const query = { include_facets: true, page: 1, page_size: 250, facets: FACETS.join(','), ...filters };
-  const list = useQuery({ queryKey: ['targets', query], queryFn: async () => unwrap(await api.GET('/v2/organizations/targets/', { params: { query } })) as unknown as TargetPage });
+  const query: TargetsQuery = {
+    include_facets: true,
+    page: 1,
+    page_size: 250,
+    facets: [...FACETS],
+    statuses: chosenOf(STATUSES, q.get(FILTER_OF.status)),
+    target_assets: chosen(q.get(FILTER_OF.asset)),
+    exchanges: chosen(q.get(FILTER_OF.exchange)),
+    types: chosenOf(TYPES, q.get(FILTER_OF.type)),
+    target_organizations: chosen(q.get(FILTER_OF.organization)),
+  };
+  const list = useQuery({
+    queryKey: ['targets', query],
+    queryFn: async () => {
+      const data = unwrap(await api.GET('/v2/organizations/targets/', { params: { query } }));
+      // With include_facets the answer is a page; a plain list only without paging.
+      return Array.isArray(data) ? { count: data.length, results: data, facets: {} } : { count: data.count, results: data.results ?? [], facets: data.facets ?? {} };
+    },
+  });
   const selected = Number(q.get('target')) || null;
-  const target = list.data?.results.find((t) => num(t, 'id') === selected);
+  const target = list.data?.results.find((t) => t.id === selected);
 
   return (
     <>
@@ -44,7 +60,7 @@ export default function TargetsView() {
                   {f === 'status' ? 'Status' : f[0]!.toUpperCase() + f.slice(1)}
                   <select value={q.get(FILTER_OF[f]) ?? ''} onChange={(e) => set({ [FILTER_OF[f]]: e.target.value || null, target: null })}>
                     <option value="">all</option>
-                    {Object.entries(data.facets?.[f] ?? {}).map(([v, n]) => (
+                    {Object.entries(data.facets[f] ?? {}).map(([v, n]) => (
                       <option key={v} value={v}>
                         {v} ({n})
                       </option>
@@ -56,7 +72,7 @@ export default function TargetsView() {
             </form>
             <div className="panels board">
               {STATUSES.map((s) => {
-                const items = data.results.filter((t) => str(t, 'status') === s);
+                const items = data.results.filter((t) => t.status === s);
                 return (
                   <Panel key={s} title={`${s[0]!.toUpperCase()}${s.slice(1)} (${items.length})`}>
                     {items.length === 0 ? (
@@ -64,11 +80,11 @@ export default function TargetsView() {
                     ) : (
                       <ul className="cards">
                         {items.map((t) => (
-                          <li key={num(t, 'id')}>
-                            <button type="button" className="card" aria-pressed={num(t, 'id') === selected} onClick={() => set({ target: String(num(t, 'id')) })}>
+                          <li key={t.id}>
+                            <button type="button" className="card" aria-pressed={t.id === selected} onClick={() => set({ target: String(t.id) })}>
                               <span className={`badge ${s}`}>{s}</span> <strong>{describe(t)}</strong>
                               <span className="muted">
-                                {str(t, 'type')} · {orgSlug(t)} · {str(t, 'direction')} {fmtNum(num(t, 'effective_threshold'))}
+                                {t.type} · {t.organization.slug} · {t.direction} {fmtNum(t.effective_threshold)}
                               </span>
                             </button>
                           </li>
@@ -87,22 +103,23 @@ export default function TargetsView() {
   );
 }
 
-function TargetDetail({ target, all }: { target: Row; all: Row[] }) {
-  const id = num(target, 'id')!;
+type Update = Target['updates'][number];
+
+function TargetDetail({ target, all }: { target: Target; all: Target[] }) {
+  const id = target.id;
   const evaluations = useQuery({
     queryKey: ['evaluations', id],
-    queryFn: async () => unwrap(await api.GET('/v2/organizations/targets/{id}/evaluations/', { params: { path: { id }, query: { lookback: '1-day' } } })) as unknown as Row[],
+    queryFn: async () => unwrap(await api.GET('/v2/organizations/targets/{id}/evaluations/', { params: { path: { id }, query: { lookback: '1-day' } } })),
   });
   const series = useMemo(() => {
     const rows = evaluations.data ?? [];
-    const at = (r: Row) => Date.parse(str(r, 'timestamp'));
     return [
-      { name: 'value', points: rows.map((r): [number, number | null] => [at(r), num(r, 'value')]) },
-      { name: 'effective threshold', points: rows.map((r): [number, number | null] => [at(r), num(r, 'effective_threshold')]), dashed: true },
+      { name: 'value', points: rows.map((r): [number, number | null] => [Date.parse(r.timestamp), r.value]) },
+      { name: 'effective threshold', points: rows.map((r): [number, number | null] => [Date.parse(r.timestamp), r.effective_threshold]), dashed: true },
     ];
   }, [evaluations.data]);
-  const updates = (Array.isArray(target.updates) ? target.updates : []) as { status: string; updated_at: string }[];
-  const updateColumns: Column<{ status: string; updated_at: string }>[] = [
+  const updates = target.updates;
+  const updateColumns: Column<Update>[] = [
     { key: 'updated_at', label: 'When (UTC)', value: (u) => u.updated_at, render: (u) => fmtTime(u.updated_at) },
     { key: 'status', label: 'Status', value: (u) => u.status, render: (u) => <span className={`badge ${u.status}`}>{u.status}</span> },
   ];
@@ -119,42 +136,42 @@ function TargetDetail({ target, all }: { target: Row; all: Row[] }) {
   );
 }
 
-interface Preview {
-  summary: { added: number; modified: number; removed: number };
-  changes: { action: string; changed_fields?: string[]; before?: Row; after?: Row }[];
-  batch: Record<string, unknown>;
-}
+type Preview = paths['/v2/organizations/targets/preview/']['post']['responses'][200]['content']['application/json'];
+/**
+ * The document types a listed target's metric as text and the preview's input as a metric
+ * identifier; the list only holds metrics the API accepted, so the text is one of them.
+ */
+const metricOf = (t: Target) => t.metric as Schemas['MetricId'];
 
 /**
  * The preview takes the complete set of a scope (organization, asset, metric): every target
  * of that scope the caller sees is sent, the chosen one with its new threshold.
  */
-function ChangeThreshold({ target, all }: { target: Row; all: Row[] }) {
+function ChangeThreshold({ target, all }: { target: Target; all: Target[] }) {
   const queryClient = useQueryClient();
-  const [threshold, setThreshold] = useState(String(num(target, 'threshold') ?? ''));
+  const [threshold, setThreshold] = useState(String(target.threshold));
   const [preview, setPreview] = useState<Preview | null>(null);
   const [message, setMessage] = useState<string | null>(null);
-  const scope = { organization: orgSlug(target), asset: str(target, 'asset'), metrics: [str(target, 'metric')] };
-  const inScope = all.filter((t) => orgSlug(t) === scope.organization && str(t, 'asset') === scope.asset && str(t, 'metric') === scope.metrics[0]);
-  const body = {
-    scopes: [scope],
+  const inScope = all.filter((t) => t.organization.slug === target.organization.slug && t.asset === target.asset && t.metric === target.metric);
+  const body: Schemas['PreviewBody'] = {
+    scopes: [{ organization: target.organization.slug, asset: target.asset, metrics: [metricOf(target)] }],
     targets: inScope.map((t) => ({
-      organization: orgSlug(t),
-      asset: str(t, 'asset'),
-      exchange: str(t, 'exchange'),
-      pair: str(t, 'pair'),
-      metric: str(t, 'metric'),
-      threshold: num(t, 'id') === num(target, 'id') ? Number(threshold) : num(t, 'threshold'),
-      direction: str(t, 'direction'),
-      market_hours: str(t, 'market_hours') || undefined,
-      telegram_notifications: t.telegram_notifications === true,
-      scaling_enabled: t.scaling_enabled === true,
-      scaling_source: str(t, 'scaling_source') || undefined,
-      scaling_reference_price: num(t, 'scaling_reference_price') ?? undefined,
+      organization: t.organization.slug,
+      asset: t.asset,
+      exchange: t.exchange,
+      pair: t.pair,
+      metric: metricOf(t),
+      threshold: t.id === target.id ? Number(threshold) : t.threshold,
+      direction: t.direction,
+      market_hours: t.market_hours ?? undefined,
+      telegram_notifications: t.telegram_notifications,
+      scaling_enabled: t.scaling_enabled,
+      scaling_source: t.scaling_source,
+      scaling_reference_price: t.scaling_reference_price,
     })),
   };
   const ask = useMutation({
-    mutationFn: async () => unwrap(await api.POST('/v2/organizations/targets/preview/', { body: body as never })) as unknown as Preview,
+    mutationFn: async () => unwrap(await api.POST('/v2/organizations/targets/preview/', { body })),
     onSuccess: (p) => {
       setPreview(p);
       setMessage(null);
@@ -162,7 +179,9 @@ function ChangeThreshold({ target, all }: { target: Row; all: Row[] }) {
     onError: (e) => setMessage(e.message),
   });
   const save = useMutation({
-    mutationFn: async () => unwrap(await api.POST('/v2/organizations/targets/batch/', { body: preview!.batch as never })),
+    // The preview's batch is what the batch takes; the document types its fields (direction,
+    // metric, scaling_source) as text where the batch's input has their enums.
+    mutationFn: async () => unwrap(await api.POST('/v2/organizations/targets/batch/', { body: preview!.batch as Schemas['TargetBatchInput'] })),
     onSuccess: () => {
       setPreview(null);
       setMessage('Saved.');
@@ -188,7 +207,7 @@ function ChangeThreshold({ target, all }: { target: Row; all: Row[] }) {
           <ul>
             {preview.changes.map((c, i) => (
               <li key={i}>
-                {c.action}: {describe(c.after ?? c.before ?? {})} {c.changed_fields?.length ? `(${c.changed_fields.join(', ')})` : ''}
+                {c.action}: {describe(c.after ?? c.before ?? { asset: '', exchange: '', pair: '', metric: '' })} {c.changed_fields.length ? `(${c.changed_fields.join(', ')})` : ''}
               </li>
             ))}
           </ul>
