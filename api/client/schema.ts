@@ -2782,8 +2782,8 @@ export interface operations {
     getMarketSummary: {
         parameters: {
             query?: {
-                /** @description Aggregation period. `c`: the fewest calendar-aligned buckets (minutes, hours, days, months, and back down), each row carrying its `interval`. `a`: one aggregate for the window (no `timestamp`). */
-                interval?: components["parameters"]["interval"];
+                /** @description Only `a`: one aggregate over the window. */
+                interval?: "a";
                 /** @description ISO 8601; UTC when no offset. With only time_end, the window starts 24 hours earlier. */
                 time_start?: components["parameters"]["time_start"];
                 /** @description ISO 8601; UTC when no offset. Default now. */

@@ -60,6 +60,8 @@ export interface Operation {
   routerPath: string;
   security: Record<string, string[]>[];
   queryParameters: Map<string, Schema>;
+  /** The same schemas with their references pointed at the compiled document. */
+  queryInline: Map<string, Schema>;
   pathParameters: Map<string, Schema>;
   validateQuery: ValidateFunction;
   validatePath: ValidateFunction;
@@ -80,12 +82,14 @@ export class Contract {
   readonly operations = new Map<OperationId, Operation>();
   readonly text: string;
   private readonly doc: Document;
+  private readonly ajv: ReturnType<typeof createAjv>;
 
   constructor(text: string = fs.readFileSync(DOCUMENT_URL, 'utf8')) {
     this.text = text;
     this.doc = parse(text) as Document;
     // OpenAPI's own words (`example`, `discriminator`, ...) are not JSON Schema keywords.
     const ajv = createAjv({ strict: false, verbose: true });
+    this.ajv = ajv;
     ajv.addSchema(this.doc as object, DOCUMENT_ID);
     const ref = (...parts: string[]) => ({ $ref: `${DOCUMENT_ID}#/${pointer(...parts)}` });
     for (const [path, item] of Object.entries(this.doc.paths)) {
@@ -98,6 +102,7 @@ export class Contract {
           const list = params.filter((p) => p.in === where);
           return {
             map: new Map(list.map((p) => [p.name, this.deref(p.schema ?? {})])),
+            inline: new Map(list.map((p) => [p.name, this.inline(p.schema ?? {})])),
             schema: {
               type: 'object',
               properties: Object.fromEntries(list.map((p) => [p.name, this.inline(p.schema ?? {})])),
@@ -131,6 +136,7 @@ export class Contract {
           routerPath: path.replace(/\{(\w+)\}/g, ':$1'),
           security: op.security ?? this.doc.security ?? [],
           queryParameters: query.map,
+          queryInline: query.inline,
           pathParameters: pathParams.map,
           validateQuery: ajv.compile(query.schema),
           validatePath: ajv.compile(pathParams.schema),
@@ -142,6 +148,39 @@ export class Contract {
         });
       }
     }
+  }
+
+  /**
+   * A check of parameters given as text or as JSON values (a market endpoint's query string
+   * or body, made one shape), against the query parameters of the operations named (the
+   * first naming a parameter gives its schema): plainly written text becomes the declared
+   * type, in place, then ajv judges the whole. For the handlers that take either form.
+   */
+  parameterCheck(ids: readonly OperationId[]): ValidateFunction {
+    const schemas = new Map<string, Schema>();
+    const inlined = new Map<string, Schema>();
+    for (const id of ids) {
+      const op = this.operation(id);
+      for (const [name, schema] of op.queryParameters) {
+        if (schemas.has(name)) continue;
+        schemas.set(name, schema);
+        inlined.set(name, op.queryInline.get(name)!);
+      }
+    }
+    const validate = this.ajv.compile({ type: 'object', properties: Object.fromEntries(inlined) });
+    const check = ((params: Record<string, unknown>) => {
+      for (const [name, value] of Object.entries(params)) {
+        const schema = schemas.get(name);
+        if (!schema) continue;
+        const items = (schema.items as Schema | undefined) ?? {};
+        if (Array.isArray(value)) params[name] = value.map((v) => (typeof v === 'string' ? fromText(v, items) : v));
+        else if (typeof value === 'string') params[name] = fromText(value, schema);
+      }
+      const ok = validate(params);
+      check.errors = validate.errors;
+      return ok;
+    }) as unknown as ValidateFunction;
+    return check;
   }
 
   operation(id: OperationId): Operation {

@@ -9,7 +9,10 @@ function messageFor(e: ErrorObject): string {
   if (e.keyword === 'required') return MESSAGES.required;
   if (e.keyword === 'additionalProperties') return 'This field is not accepted here (unknown or read-only).';
   const own = ownMessage(e);
-  if (own) return own;
+  if (own) {
+    const shown = typeof e.data === 'string' ? e.data : JSON.stringify(e.data);
+    return own.replace('{value}', shown).replace('{choices}', Array.isArray(p.allowedValues) ? p.allowedValues.join(', ') : '');
+  }
   switch (e.keyword) {
     case 'type':
       switch (p.type) {
@@ -62,7 +65,7 @@ function messageFor(e: ErrorObject): string {
   }
 }
 
-/** A schema's own words for any of its failures (`x-error` in api/openapi.yaml). */
+/** A schema's own words for any of its failures (`x-error` in api/openapi.yaml; `{value}` is the value refused, `{choices}` an enum's values). */
 const ownMessage = (e: ErrorObject): string | undefined => {
   const schema = e.parentSchema as Record<string, unknown> | undefined;
   return typeof schema?.['x-error'] === 'string' ? schema['x-error'] : undefined;

@@ -76,7 +76,7 @@ describe('API keys (/v1/user/api-keys/, Authorization: Api-Key)', () => {
       expect(bad.status).to.equal(400);
       expect(bad.body).to.deep.equal({
         name: ['Ensure this field has no more than 100 characters.'],
-        scopes: { 0: ['Not a valid choice; expected one of: metrics:read, reported_metrics:write.'] },
+        scopes: ['Not a valid choice; expected one of: metrics:read, reported_metrics:write.'],
         code: ['Ensure this field has no more than 32 characters.'],
       });
       expect((await create(token, { name: 'k', scopes: [] })).body).to.deep.equal({ scopes: ['This list may not be empty.'] });

@@ -316,7 +316,7 @@ describe('market endpoints (/v2/metrics/*, /v2/leaderboard/)', function () {
 
   describe('invalid input', () => {
     const bad: [string, Record<string, unknown>, Record<string, unknown>][] = [
-      ['/v2/metrics/uptime/spread/', { interval: '2h' }, { interval: ['Not a valid choice; expected one of: 1M, 1w, 1d, 4h, 1h, 30m, 15m, 5m, 1m, c, a.'] }],
+      ['/v2/metrics/uptime/spread/', { interval: '2h' }, { interval: ['"2h" is not a valid choice; expected one of: 1M, 1w, 1d, 4h, 1h, 30m, 15m, 5m, 1m, c, a.'] }],
       ['/v2/metrics/summary/', { interval: '1h' }, { interval: ['"1h" is not a valid choice; expected one of: a.'] }],
       ['/v2/metrics/uptime/spread/', { time_start: 'yesterday' }, { time_start: ['Enter a valid ISO 8601 date-time, e.g. 2026-06-25T10:00:00Z.'] }],
       ['/v2/metrics/uptime/spread/', { lookback: '1-day', time_start: '2026-01-05T00:00:00Z' }, { non_field_errors: ['lookback cannot be combined with time_start or time_end.'] }],
@@ -324,7 +324,7 @@ describe('market endpoints (/v2/metrics/*, /v2/leaderboard/)', function () {
       ['/v2/metrics/uptime/spread/', { market_hours_session: 'market-hours' }, { market_hours_days: ['This field is required with market_hours_session.'] }],
       ['/v2/metrics/uptime/spread/', { market_hours_session: 'market-hours', market_hours_days: 'this:1', lookback: '1-day' }, { non_field_errors: ['market_hours_session cannot be combined with time_start, time_end or lookback.'] }],
       ['/v2/metrics/uptime/spread/', { market_hours_session: 'market-hours', market_hours_days: 'next:1' }, { market_hours_days: ['Write a list of {week, day} or <week>:<day> (week this or last, day 0 to 6), or one comma-separated string.'] }],
-      ['/v2/metrics/uptime/spread/', { market_hours_timezone: 'Mars/Olympus' }, { market_hours_timezone: ['Not a known time zone name (e.g. America/New_York).'] }],
+      ['/v2/metrics/uptime/spread/', { market_hours_timezone: 'Mars/Olympus' }, { market_hours_timezone: ['"Mars/Olympus" is not a known time zone name (e.g. America/New_York).'] }],
       ['/v2/metrics/uptime/spread/', { assets: 'NOT-MINE' }, { assets: ['"NOT-MINE" is not one of your assets.'] }],
       ['/v2/metrics/uptime/spread/', { bps: '7' }, { bps: [`"7" is not a supported level; supported: ${L.join(', ')}.`] }],
       ['/v2/metrics/uptime/depth/', { amounts: '-5' }, { amounts: ['Expected a list of positive USD amounts, or one comma-separated string of them.'] }],

@@ -7,7 +7,7 @@ import { DateTime } from 'luxon';
 import { LEVELS_BPS, UPTIME_AMOUNTS_USD, type Interval } from '../../../domain/market/facts.ts';
 import { MAX_SPAN_MS, marketWindow, spanOf, type MarketWindow, type WindowSpan } from '../../../domain/market/window.ts';
 import { badRequest, nonFieldError } from '../../http/errors.ts';
-import { Problems, WINDOW_FIELDS, normalize, withOffsetSign, type MarketParams, type RawParams } from './schemas.ts';
+import { Problems, WINDOW_FIELDS, normalize, sessionDays, withOffsetSign, type MarketParams, type RawParams } from './schemas.ts';
 
 const DAY = 86_400_000;
 
@@ -44,7 +44,7 @@ export function parseRequest(raw: RawParams, validate: ValidateFunction<MarketPa
   if (p.market_hours_days && !session) throw badRequest({ market_hours_session: ['This field is required with market_hours_days.'] });
 
   let span: WindowSpan;
-  if (session) span = { kind: 'session', session, days: p.market_hours_days! };
+  if (session) span = { kind: 'session', session, days: sessionDays(p.market_hours_days!) };
   else if (p.lookback) span = { kind: 'lookback', lookback: p.lookback };
   else if (explicit) {
     const to = p.time_end !== undefined ? instant(p.time_end) : now;

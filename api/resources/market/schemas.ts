@@ -7,7 +7,9 @@
 import type { ErrorObject } from 'ajv';
 import { INTERVALS, LEVELS_BPS, LOOKBACKS, SESSIONS, type Interval, type Session } from '../../../domain/market/facts.ts';
 import type { SessionDay } from '../../../domain/market/window.ts';
-import { createAjv, withOffsetSign } from '../../../schemas/index.ts';
+import type { ValidateFunction } from 'ajv';
+import { withOffsetSign } from '../../../schemas/index.ts';
+import { Contract, type OperationId } from '../../http/contract.ts';
 import type { FieldErrors } from '../../http/errors.ts';
 
 export type RawParams = Record<string, unknown>;
@@ -19,7 +21,8 @@ export interface MarketParams {
   time_end?: string;
   lookback?: string;
   market_hours_session?: Session;
-  market_hours_days?: SessionDay[];
+  /** `<week>:<day>`, as checked; `sessionDays` reads them. */
+  market_hours_days?: string[];
   market_hours_timezone?: string;
   assets?: string[];
   bps?: number[];
@@ -36,6 +39,13 @@ export interface MarketParams {
 }
 
 const LISTS = ['assets', 'bps', 'amounts', 'exchanges', 'market_hours_days', 'organizations'] as const;
+
+/** `<week>:<day>` texts (checked by the contract) as the days of a session. */
+export const sessionDays = (days: readonly string[]): SessionDay[] =>
+  days.map((d) => {
+    const [week, day] = d.split(':');
+    return { week: week as SessionDay['week'], day: Number(day) };
+  });
 
 /** The window's parameters: their problems are reported before any other's. */
 export const WINDOW_FIELDS = ['interval', 'time_start', 'time_end', 'lookback', 'market_hours_session', 'market_hours_days', 'market_hours_timezone'] as const;
@@ -59,12 +69,8 @@ function normalizeList(name: (typeof LISTS)[number], v: unknown): unknown {
     else return NOT_A_LIST;
   }
   if (name !== 'market_hours_days') return out.length === 0 ? undefined : out;
-  // `<week>:<day>` strings become {week, day}; a string of another form stays, to be refused by name.
-  const days = out.map((item) => {
-    if (typeof item !== 'string') return item;
-    const m = /^(\w+)\s*:\s*(-?\d+)$/.exec(item);
-    return m ? { week: m[1], day: Number(m[2]) } : item;
-  });
+  // {week, day} objects become `<week>:<day>`, as the query string writes them.
+  const days = out.map((item) => (item !== null && typeof item === 'object' ? `${String((item as SessionDay).week)}:${String((item as SessionDay).day)}` : item));
   return days.length === 0 ? undefined : days;
 }
 
@@ -88,51 +94,19 @@ export function normalize(raw: RawParams): { params: RawParams; problems: FieldE
   return { params, problems };
 }
 
-const ajv = createAjv({ coerceTypes: true, verbose: true, removeAdditional: false });
 export { withOffsetSign };
 
-const choice = (values: readonly string[]) => ({ type: 'string', enum: [...values] });
-
-/** The schema of every endpoint's parameters; `intervals` is what the endpoint accepts. */
-function schemaFor(intervals: readonly Interval[]) {
-  return {
-    type: 'object',
-    properties: {
-      interval: choice(intervals),
-      time_start: { type: 'string', format: 'iso-instant' },
-      time_end: { type: 'string', format: 'iso-instant' },
-      lookback: choice(Object.keys(LOOKBACKS)),
-      market_hours_session: choice(SESSIONS),
-      market_hours_days: {
-        type: 'array',
-        items: {
-          type: 'object',
-          required: ['week', 'day'],
-          properties: { week: { type: 'string', enum: ['this', 'last'] }, day: { type: 'integer', minimum: 0, maximum: 6 } },
-        },
-      },
-      market_hours_timezone: { type: 'string', format: 'time-zone' },
-      // Their bound depends on the caller (params.ts: assetsOf).
-      assets: { type: 'array', items: { type: 'string' } },
-      bps: { type: 'array', maxItems: MAX_LIST.bps, items: { type: 'number', enum: [...LEVELS_BPS] } },
-      amounts: { type: 'array', maxItems: MAX_LIST.amounts, items: { type: 'number', exclusiveMinimum: 0, maximum: Number.MAX_VALUE } },
-      exchanges: { type: 'array', maxItems: MAX_LIST.exchanges, items: { type: 'string' } },
-      market_type: choice(['all', 'spot', 'perp']),
-      page: { type: 'integer', minimum: 1 },
-      sort_by: { type: 'string' },
-      sort_direction: choice(['asc', 'desc']),
-      organizations: { type: 'array', maxItems: MAX_LIST.organizations, items: { type: 'string' } },
-      tolerance_pct: { type: 'number', minimum: 0, maximum: 1e9 },
-    },
-  };
-}
+// The parameters' schemas are the contract's (api/openapi.yaml): each endpoint's query
+// parameters, whichever form the request came in.
+const contract = new Contract();
+const MARKET: readonly OperationId[] = ['getLeaderboard', 'getDepthUptime', 'getReconciliation', 'getMarketMakerSummary'];
 
 export const validators = {
-  any: ajv.compile<MarketParams>(schemaFor(INTERVALS)),
+  any: contract.parameterCheck(MARKET) as ValidateFunction<MarketParams>,
   /** Summary answers one aggregate over the window. */
-  wholeWindow: ajv.compile<MarketParams>(schemaFor(['a'])),
+  wholeWindow: contract.parameterCheck(['getMarketSummary', ...MARKET]) as ValidateFunction<MarketParams>,
   /** Reported volume (specification 4.12) accepts these intervals only. */
-  reportedVolume: ajv.compile<MarketParams>(schemaFor(['1M', '1w', '1d', '1h', '5m', 'c', 'a'])),
+  reportedVolume: contract.parameterCheck(['getReportedVolume', ...MARKET]) as ValidateFunction<MarketParams>,
 };
 
 /** One ajv error in the words these endpoints use, naming the value refused. */
