@@ -1,11 +1,14 @@
 // The web app in a real browser against the real service: each role signs in (one with two
 // factors), the views render, values read from the page equal what the API answers for the
 // same parameters, a role does not see what the API hides from it, CSV downloads are the
-// API's, no console errors, no serious or critical axe-core violations. Screenshots go to
-// docs/screenshots/ (the README shows them).
+// API's, lists go to the API as one comma-separated value, a passkey is added and signs in
+// (Chromium's virtual authenticator), no console errors, no serious or critical axe-core
+// violations. Screenshots go to docs/screenshots/ (the README shows them).
 import { expect } from 'chai';
 import fs from 'node:fs';
+import net from 'node:net';
 import type { Browser, Page } from 'playwright-core';
+import { startApi } from '../../api/server.ts';
 import { topicName } from '../../lib/kafka.ts';
 import { ensureWebBuild } from '../../ops/web-build.ts';
 import { totpCode } from '../support/account.ts';
@@ -19,6 +22,15 @@ import { axeViolations, launch, newPage, screenshot, signIn, type Problems } fro
 const D0 = Date.UTC(2026, 1, 2, 8, 0);
 const D1 = D0 + 3 * 3600_000;
 const SHOWN = { start: new Date(D0).toISOString(), end: new Date(D0 + 2 * 3600_000).toISOString() };
+
+/** A port nobody listens on now, for a server that must know its address before it starts. */
+const freePort = () =>
+  new Promise<number>((resolve) => {
+    const s = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as net.AddressInfo;
+      s.close(() => resolve(port));
+    });
+  });
 
 /** "$1,234" or "1,234.5" on the page as a number. */
 const numberOf = (text: string) => Number(text.replace(/[$,%\s]/g, ''));
@@ -293,6 +305,70 @@ describe('web app (/app/) in Chromium', function () {
     await page.getByRole('table', { name: 'Proposals side by side' }).getByRole('columnheader', { name: `Maker ${w.tag}` }).waitFor();
     expect(await page.getByRole('button', { name: /Award/ }).count()).to.equal(0);
     await context.close();
+  });
+
+  it('sends lists as one comma-separated value: a session\'s days, the leaderboard\'s exchanges, a targets filter', async () => {
+    const { context, page } = await newPage(browser, problems);
+    await signIn(page, base, w.users.owner.email, w.password);
+    const days = ['this:1', 'this:2', 'last:1', 'last:2'];
+    const summary = page.waitForResponse((r) => r.url().includes('/v2/metrics/summary/') && r.url().includes('market_hours_session='));
+    const board = page.waitForResponse((r) => r.url().includes('/v2/leaderboard/') && r.url().includes('exchanges='));
+    await page.goto(`${base}/app/markets?asset=${w.asset}&session=market-hours&days=${days.join(',')}&bps=10&exchanges=${w.ex},${w.ex2}`);
+    for (const [answer, name, values] of [[await summary, 'market_hours_days', days], [await board, 'exchanges', [w.ex, w.ex2]]] as const) {
+      expect(answer.status(), answer.url()).to.equal(200);
+      expect(new URL(answer.url()).searchParams.getAll(name)).to.deep.equal([values.join(',')]);
+    }
+    await pairsTable(page).waitFor();
+
+    await page.getByRole('link', { name: 'Targets' }).click();
+    await page.getByRole('region', { name: /^Unchecked \(2\)/ }).waitFor();
+    const filtered = page.waitForResponse((r) => r.url().includes('/v2/organizations/targets/') && r.url().includes('types='));
+    await page.getByLabel('Type').selectOption('mm');
+    expect(new URL((await filtered).url()).searchParams.getAll('types')).to.deep.equal(['mm']);
+    // The API's answer for the filter: the mm target alone.
+    await page.getByRole('region', { name: /^Unchecked \(1\)/ }).getByRole('button', { name: /depth\/bid_2bps/ }).waitFor();
+    await context.close();
+  });
+
+  it('adds a passkey on the Account view and signs in with it (a virtual authenticator)', async () => {
+    // WebAuthn ties a passkey to the page's origin: a second API on the same service, whose
+    // WebAuthn origin is the address the browser opens (the test service's is the default).
+    const port = await freePort();
+    const origin = `http://localhost:${port}`;
+    const deps = testStack().service.deps;
+    const api = await startApi({ ...deps, config: { ...deps.config, webauthnRpId: 'localhost', webauthnOrigin: origin } }, '127.0.0.1', port);
+    const { context, page } = await newPage(browser, problems);
+    try {
+      const cdp = await context.newCDPSession(page);
+      await cdp.send('WebAuthn.enable');
+      await cdp.send('WebAuthn.addVirtualAuthenticator', {
+        options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true },
+      });
+      await signIn(page, origin, w.users.loner.email, w.password);
+      const passwordToken = (await page.evaluate(() => sessionStorage.getItem('mm-metrics.token')))!;
+      await page.getByRole('link', { name: 'Account' }).click();
+      const add = page.getByRole('region', { name: 'Add a passkey' });
+      await add.getByLabel('Password').fill(w.password);
+      await add.getByLabel('Passkey name').fill(`laptop ${w.tag}`);
+      await add.getByRole('button', { name: 'Add a passkey' }).click();
+      await add.getByRole('status').filter({ hasText: 'Passkey added.' }).waitFor();
+      const registered = await call('GET', '/v1/user/passkeys/', { token: passwordToken });
+      expect(registered.body.map((p: { name: string }) => p.name)).to.deep.equal([`laptop ${w.tag}`]);
+
+      await page.getByRole('button', { name: 'Sign out' }).click();
+      await page.getByRole('button', { name: 'Sign in with a passkey' }).click();
+      await page.getByRole('button', { name: 'Sign out' }).waitFor();
+      const passkeyToken = (await page.evaluate(() => sessionStorage.getItem('mm-metrics.token')))!;
+      expect(passkeyToken).to.not.equal(passwordToken);
+      const signedIn = await call('GET', '/v1/session/', { token: passkeyToken });
+      expect(signedIn.status).to.equal(200);
+      expect(signedIn.body.user.email).to.equal(w.users.loner.email);
+      const used = await call('GET', '/v1/user/passkeys/', { token: passkeyToken });
+      expect(used.body[0].last_used_at).to.be.a('string');
+    } finally {
+      await context.close();
+      await api.close();
+    }
   });
 
   it('no page logged an error', () => {
