@@ -322,6 +322,11 @@ export function typedFields(raw: Record<string, unknown>, schemas: Map<string, S
   const out: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(raw)) {
     const schema = schemas.get(name);
+    // A flag given without a value (`?include_facets`) is set.
+    if (value === '' && schema && typesOf(schema).includes('boolean')) {
+      out[name] = true;
+      continue;
+    }
     if (value === undefined || value === '') continue;
     if (!schema) {
       out[name] = value;

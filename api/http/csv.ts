@@ -1,14 +1,10 @@
 import { stringify } from 'csv-stringify/sync';
 import type { Context } from 'koa';
-import { badRequest } from './errors.ts';
 
-/** `type=csv` and `filename` come from the query string on GET and POST alike. */
+/** `type=csv` and `filename` come from the query string on GET and POST alike, as the contract checked them. */
 export function wantsCsv(ctx: Context): { csv: boolean; filename: string } {
-  const type = ctx.query.type;
-  const filename = typeof ctx.query.filename === 'string' && ctx.query.filename !== '' ? ctx.query.filename : 'data.csv';
-  if (type !== undefined && type !== 'csv') throw badRequest({ type: [`"${String(type)}" is not a valid choice; expected: csv.`] });
-  if (!/^[\w.() -]{1,200}$/.test(filename)) throw badRequest({ filename: ['Use letters, digits, spaces, ".", "-", "_" and parentheses (at most 200).'] });
-  return { csv: type === 'csv', filename };
+  const q = (ctx.state.query ?? {}) as { type?: 'csv'; filename?: string };
+  return { csv: q.type === 'csv', filename: q.filename ?? 'data.csv' };
 }
 
 /** The JSON rows as CSV, same columns in the same order; an object cell is written as its slug, a boolean as true or false. */

@@ -1,10 +1,5 @@
 // The list filters and paging of the loan, RFQ and proposal lists (as the targets list's:
-// comma-separated lists of at most 100, `page` >= 1, `page_size` 1 to 250; a plain array
-// unless one of them is given). Every invalid parameter is named in one 400.
-import type { ParsedUrlQuery } from 'node:querystring';
-import { badRequest, type FieldErrors } from './errors.ts';
-
-const MAX_LIST = 100;
+// a plain array unless `page` or `page_size` is given).
 export const DEFAULT_PAGE_SIZE = 50;
 
 export interface ListQuery<L extends string> {
@@ -13,34 +8,18 @@ export interface ListQuery<L extends string> {
   pageSize: number | undefined;
 }
 
-export function parseListQuery<L extends string>(q: ParsedUrlQuery, names: readonly L[], choices: Partial<Record<L, readonly string[]>>): ListQuery<L> {
-  const errors: FieldErrors = {};
-  const fail = (f: string, m: string) => {
-    errors[f] = [...((errors[f] as string[] | undefined) ?? []), m];
-  };
+/**
+ * The lists and paging of a list operation from its query, as the contract checked and
+ * typed it (lists of at most 100 known values, `page` >= 1, `page_size` 1 to 250).
+ */
+export function listQuery<L extends string>(query: unknown, names: readonly L[]): ListQuery<L> {
+  const q = (query ?? {}) as Record<string, unknown>;
   const lists: Partial<Record<L, string[]>> = {};
   for (const name of names) {
     const v = q[name];
-    if (v === undefined) continue;
-    const parts = [...new Set((Array.isArray(v) ? v : [v]).flatMap((x) => String(x).split(',')).map((x) => x.trim()).filter((x) => x !== ''))];
-    if (parts.length === 0) continue;
-    if (parts.length > MAX_LIST) fail(name, `Ensure this field has no more than ${MAX_LIST} elements.`);
-    const allowed = choices[name];
-    if (allowed) for (const p of parts) if (!allowed.includes(p)) fail(name, `"${p}" is not a valid choice; expected one of: ${allowed.join(', ')}.`);
-    lists[name] = parts;
+    if (Array.isArray(v) && v.length > 0) lists[name] = [...new Set(v.map(String))];
   }
-  const int = (name: string, min: number, max: number): number | undefined => {
-    const v = q[name];
-    const raw = Array.isArray(v) ? v.at(-1) : v;
-    if (raw === undefined || raw === '') return undefined;
-    const n = Number(raw);
-    if (!Number.isInteger(n) || n < min || n > max) fail(name, `A valid integer from ${min} to ${max} is required.`);
-    return n;
-  };
-  const page = int('page', 1, Number.MAX_SAFE_INTEGER);
-  const pageSize = int('page_size', 1, 250);
-  if (Object.keys(errors).length > 0) throw badRequest(errors);
-  return { lists, page, pageSize };
+  return { lists, page: q.page as number | undefined, pageSize: q.page_size as number | undefined };
 }
 
 /** The rows, or one page of them with the count, as the query asked. */

@@ -3,15 +3,15 @@
 // `{count, page, page_size, results}` when `page` or `page_size` is given (as the targets
 // list). Newest first.
 import type { Context } from 'koa';
-import { loanOf, LOAN_STATUSES, type LoanRecord } from '../../../domain/loans/loan.ts';
-import { paged, parseListQuery } from '../../http/list-query.ts';
+import { loanOf, type LoanRecord } from '../../../domain/loans/loan.ts';
+import { listQuery, paged } from '../../http/list-query.ts';
 import { loanContext, presentLoans, type LoanServices } from './routes.ts';
 
 const LISTS = ['organizations', 'market_makers', 'assets', 'statuses'] as const;
 
 export function listLoans(s: LoanServices) {
   return async (ctx: Context) => {
-    const q = parseListQuery(ctx.query, LISTS, { statuses: LOAN_STATUSES });
+    const q = listQuery(ctx.state.query, LISTS);
     const c = await loanContext(s, ctx);
     const has = (l: string[] | undefined, v: string) => !l || l.includes(v);
     const loans = (await s.store.latest<LoanRecord['body']>('loan'))

@@ -29,12 +29,8 @@ import {
   PROPOSAL_ACTION_FROM,
   PROPOSAL_ACTION_RFQ,
   PROPOSAL_ACTION_TO,
-  PROPOSAL_ACTIONS,
-  PROPOSAL_STATUSES,
   RFQ_ACTION_FROM,
   RFQ_ACTION_TO,
-  RFQ_ACTIONS,
-  RFQ_STATUSES,
   rfqOf,
   rfqRecord,
   type Proposal,
@@ -48,11 +44,11 @@ import { TargetRepository } from '../../../domain/targets/repository.ts';
 import { Faults } from '../../../lib/faults.ts';
 import type { ApiDeps } from '../../deps.ts';
 import { authenticate, principalOf } from '../../http/auth.ts';
-import { badRequest, forbidden, messageError, notFound, MESSAGES } from '../../http/errors.ts';
+import { badRequest, forbidden, messageError, notFound } from '../../http/errors.ts';
 import { compareProposals } from './comparison.ts';
 import { checkProposal, checkRfq, type RfqContext } from './input.ts';
 import { presentProposal, presentRfq } from './present.ts';
-import { paged, parseListQuery } from '../../http/list-query.ts';
+import { listQuery, paged } from '../../http/list-query.ts';
 
 export interface RfqServices {
   deps: ApiDeps;
@@ -159,7 +155,7 @@ function rfqContext(c: Caller): RfqContext {
 
 function listRfqs(s: RfqServices) {
   return async (ctx: Context) => {
-    const q = parseListQuery(ctx.query, ['organizations', 'assets', 'statuses'] as const, { statuses: RFQ_STATUSES });
+    const q = listQuery(ctx.state.query, ['organizations', 'assets', 'statuses'] as const);
     const c = await caller(s, ctx);
     const has = (l: string[] | undefined, v: string) => !l || l.includes(v);
     const rows = (await s.store.latest<RfqBody>('rfq'))
@@ -257,7 +253,7 @@ function visibleProposals(c: Caller, q: Rfq, all: readonly Proposal[]): Proposal
 
 function listProposals(s: RfqServices) {
   return async (ctx: Context) => {
-    const lq = parseListQuery(ctx.query, ['statuses', 'market_makers'] as const, { statuses: PROPOSAL_STATUSES });
+    const lq = listQuery(ctx.state.query, ['statuses', 'market_makers'] as const);
     const c = await caller(s, ctx);
     const q = await visibleRfq(s, ctx, c);
     const has = (l: string[] | undefined, v: string) => !l || l.includes(v);

@@ -3,7 +3,6 @@
 // when paging or facets are asked for. Facets count each requested field's values over the
 // whole filtered set (every page).
 import type { Context } from 'koa';
-import { STATUSES, TARGET_SESSIONS, TARGET_TYPES } from '../../../domain/targets/facts.ts';
 import type { Target } from '../../../domain/targets/repository.ts';
 import { callerScope } from '../../../domain/reference/visibility.ts';
 import { badRequest, type FieldErrors } from '../../http/errors.ts';
@@ -12,12 +11,11 @@ import { ASSET_MESSAGE } from '../market/params.ts';
 import { lastChange, presentTarget } from './present.ts';
 import type { TargetServices } from './routes.ts';
 import { targetAccess } from '../../../domain/targets/visibility.ts';
+import type { QueryOf } from '../../http/contract.ts';
 
 const LISTS = ['assets', 'exchanges', 'asset_labels', 'market_hours', 'metrics', 'organizations', 'target_organizations', 'pairs', 'facets', 'statuses', 'target_assets', 'types'] as const;
-const MAX_LIST = 100;
 export const FACETS = ['active', 'telegram', 'organization', 'type', 'market_hours', 'asset', 'exchange', 'pair', 'status', 'since'] as const;
 type Facet = (typeof FACETS)[number];
-const SORTS = ['id', 'type', 'organization', 'asset', 'exchange', 'pair', 'metric', 'threshold', 'effective_threshold', 'status', 'market_hours', 'active', 'since'] as const;
 const DEFAULT_PAGE_SIZE = 50;
 const HOUR = 3_600_000;
 
@@ -30,56 +28,27 @@ export function sinceBucket(ms: number): string {
   return 'over-30d';
 }
 
-function listOf(v: unknown): string[] | undefined {
-  if (v === undefined) return undefined;
-  const parts = (Array.isArray(v) ? v : [v]).flatMap((x) => String(x).split(',')).map((x) => x.trim()).filter((x) => x !== '');
-  return parts.length === 0 ? undefined : [...new Set(parts)];
-}
-
-function flagOf(v: unknown): boolean {
-  const s = Array.isArray(v) ? String(v[v.length - 1]) : v === undefined ? undefined : String(v);
-  return s !== undefined && s !== 'false' && s !== '0';
-}
-
 export function listTargets(s: TargetServices) {
   return async (ctx: Context) => {
     const user = principalOf(ctx.state).user;
-    const q = ctx.query;
+    // Checked and typed by the contract (api/openapi.yaml, listTargets): known values, bounds, plain numbers.
+    const q = ctx.state.query as QueryOf<'listTargets'>;
     const errors: FieldErrors = {};
     const fail = (f: string, m: string) => {
       errors[f] = [...((errors[f] as string[] | undefined) ?? []), m];
     };
     const lists: Partial<Record<(typeof LISTS)[number], string[]>> = {};
     for (const name of LISTS) {
-      const l = listOf(q[name]);
-      if (l && l.length > MAX_LIST) fail(name, `Ensure this field has no more than ${MAX_LIST} elements.`);
-      if (l) lists[name] = l;
+      const l = q[name];
+      if (l && l.length > 0) lists[name] = [...new Set(l as string[])];
     }
-    const oneOf = (name: string, values: readonly string[], given: string[] | undefined) => {
-      for (const v of given ?? []) if (!values.includes(v)) fail(name, `"${v}" is not a valid choice; expected one of: ${values.join(', ')}.`);
-    };
-    oneOf('statuses', STATUSES, lists.statuses);
-    oneOf('types', TARGET_TYPES, lists.types);
-    oneOf('market_hours', ['default', ...TARGET_SESSIONS], lists.market_hours);
-    oneOf('facets', FACETS, lists.facets);
-    const single = (name: string) => (Array.isArray(q[name]) ? (q[name] as string[]).at(-1) : (q[name] as string | undefined));
-    const type = single('type') || undefined;
-    if (type !== undefined) oneOf('type', TARGET_TYPES, [type]);
-    const sortBy = single('sort_by') || 'id';
-    oneOf('sort_by', SORTS, [sortBy]);
-    const direction = single('sort_direction') || 'asc';
-    oneOf('sort_direction', ['asc', 'desc'], [direction]);
-    const int = (name: string, min: number, max: number): number | undefined => {
-      const raw = single(name);
-      if (raw === undefined || raw === '') return undefined;
-      const n = Number(raw);
-      if (!Number.isInteger(n) || n < min || n > max) fail(name, `A valid integer from ${min} to ${max} is required.`);
-      return n;
-    };
-    const page = int('page', 1, Number.MAX_SAFE_INTEGER);
-    const pageSize = int('page_size', 1, 250);
-    const includeFacets = flagOf(q.include_facets);
-    const facetsOnly = flagOf(q.facets_only);
+    const type = q.type;
+    const sortBy = q.sort_by ?? 'id';
+    const direction = q.sort_direction ?? 'asc';
+    const page = q.page;
+    const pageSize = q.page_size;
+    const includeFacets = q.include_facets === true;
+    const facetsOnly = q.facets_only === true;
 
     const [access, scope] = await Promise.all([targetAccess(s.deps, user), callerScope(s.deps, user)]);
     for (const a of lists.assets ?? []) if (!scope.assets.includes(a)) fail('assets', ASSET_MESSAGE(a));
