@@ -11,7 +11,7 @@ const WEB = fileURLToPath(new URL('../web/', import.meta.url));
 export const WEB_DIST = path.join(WEB, 'dist');
 const ROOT = path.resolve(WEB, '..');
 /** What a build is made of besides web/src: a change to any of them makes the build stale. */
-const INPUTS = [path.join(WEB, 'index.html'), path.join(WEB, 'vite.config.ts'), path.join(WEB, 'public'), path.join(WEB, 'src'), path.join(ROOT, 'package-lock.json')];
+const INPUTS = [path.join(WEB, 'index.html'), path.join(WEB, 'vite.config.ts'), path.join(WEB, 'public'), path.join(WEB, 'src'), path.join(ROOT, 'api', 'client'), path.join(ROOT, 'package-lock.json')];
 
 function newestMtime(p: string): number {
   const stat = fs.statSync(p, { throwIfNoEntry: false });

@@ -1244,7 +1244,9 @@ export interface components {
             /** @description Lives 5 minutes; used once by the finishing call. */
             ceremony_id: string;
             /** @description WebAuthn options (JSON form). */
-            public_key: Record<string, never>;
+            public_key: {
+                [key: string]: unknown;
+            };
         };
         TwoFactorChallenge: {
             /** @constant */
@@ -1432,7 +1434,7 @@ export interface components {
             asset: string;
             exchange: string;
             pair: string;
-            metric: string;
+            metric: components["schemas"]["MetricId"];
             threshold: number;
             /** @enum {string} */
             scaling_mode: "legacy" | "price";
@@ -1518,6 +1520,7 @@ export interface components {
                 reference_price: number;
             };
         };
+        /** @description A target of the preview's batch, in the form `POST .../targets/batch/` takes it back. */
         TargetToCreate: {
             /** @enum {string} */
             type: "gb" | "mm";
@@ -1525,16 +1528,19 @@ export interface components {
             asset: string;
             exchange: string;
             pair: string;
-            metric: string;
+            metric: components["schemas"]["MetricId"];
             threshold: number;
-            direction: string;
+            /** @enum {string} */
+            direction: "above" | "below";
             active?: boolean;
             telegram_notifications: boolean;
-            scaling_mode?: string;
+            /** @enum {string} */
+            scaling_mode?: "legacy" | "price";
             scaling_enabled: boolean;
-            scaling_source: string;
+            /** @enum {string} */
+            scaling_source: "asset_twap_24h" | "loan_twap" | "manual";
             scaling_reference_price: number;
-            market_hours: string | null;
+            market_hours: components["schemas"]["TargetSession"] | null;
         };
         Evaluation: {
             /**
@@ -1834,7 +1840,8 @@ export interface components {
                     [key: string]: number | null;
                 };
                 volume_usd: number | null;
-                spread_bps: null;
+                /** @description Null today: not measurable from what is stored (spread_reason says why). */
+                spread_bps: number | null;
                 spread_reason: string;
                 uptime: {
                     presence_pct: number | null;
@@ -1879,8 +1886,12 @@ export interface components {
             rawId: string;
             /** @enum {string} */
             type: "public-key";
-            response: Record<string, never>;
-            clientExtensionResults?: Record<string, never>;
+            response: {
+                [key: string]: unknown;
+            };
+            clientExtensionResults?: {
+                [key: string]: unknown;
+            };
         };
         EmailBody: {
             email?: string;
