@@ -5,7 +5,7 @@ import { verifyPassword } from '../../domain/accounts/passwords.ts';
 import type { UserWithHash } from '../../domain/accounts/users.ts';
 import type { ApiDeps, ThrottleLimits } from '../deps.ts';
 import { principalOf } from '../http/auth.ts';
-import { badRequest, invalidToken, messageError, notFound } from '../http/errors.ts';
+import { badRequest, invalidToken, messageError } from '../http/errors.ts';
 
 export const ACCOUNT_MESSAGES = {
   wrongPassword: 'Incorrect password.',
@@ -34,12 +34,6 @@ export function throttleSignedIn(deps: ApiDeps, scope: string, perAccount: Limit
     await throttleAttempt(deps, scope, ctx.ip, String(principalOf(ctx.state).user.id), perAccount, perAddress);
     await next();
   };
-}
-
-/** Route parameter `id` (of an API key, a passkey): a positive integer, or 404. */
-export function idParam(raw: string | undefined): number {
-  if (!raw || !/^[1-9]\d{0,15}$/.test(raw)) throw notFound();
-  return Number(raw);
 }
 
 /** The signed-in user with the password hash, for the checks below. */

@@ -385,6 +385,13 @@ function bodyOf(ctx: Context, op: Operation): { type: string; value: unknown } {
   return { type, value: typedFields((raw as Record<string, unknown> | undefined) ?? {}, properties) };
 }
 
+/** A path id (`id`, `pid`) as the contract checked it: a positive integer (anything else was a 404 already). */
+export function pathId(ctx: Context, name: 'id' | 'pid' = 'id'): number {
+  const v = ctx.state.params?.[name];
+  if (typeof v !== 'number') throw notFound();
+  return v;
+}
+
 declare module 'koa' {
   interface DefaultState {
     params?: Record<string, unknown>;

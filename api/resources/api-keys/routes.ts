@@ -2,13 +2,13 @@
 // POST /v1/user/api-keys/ creates one (password, and the code when two-factor is on);
 // GET lists the account's keys without secrets; DELETE /v1/user/api-keys/<id>/ revokes.
 // Keys are presented as `Authorization: Api-Key <key>` (api/http/auth.ts).
-import type { BodyOf, Handlers } from '../../http/contract.ts';
+import { pathId, type BodyOf, type Handlers } from '../../http/contract.ts';
 import type { ApiKeyRecord } from '../../../domain/accounts/api-keys.ts';
 import { API_KEY_MAX_LIFETIME_MS, generateApiKey, MAX_ACTIVE_API_KEYS } from '../../auth/api-keys.ts';
 import type { ApiDeps } from '../../deps.ts';
 import { principalOf } from '../../http/auth.ts';
 import { badRequest, messageError, notFound } from '../../http/errors.ts';
-import { accountOf, idParam, requireCodeIfEnrolled, requirePassword, throttleSignedIn } from '../../auth/account-checks.ts';
+import { accountOf, requireCodeIfEnrolled, requirePassword, throttleSignedIn } from '../../auth/account-checks.ts';
 
 export const API_KEY_ROUTE_MESSAGES = {
   limit: `You already have ${MAX_ACTIVE_API_KEYS} active API keys; revoke one before creating another.`,
@@ -65,7 +65,7 @@ export function apiKeyHandlers(deps: ApiDeps): Handlers {
 
     revokeApiKey: async (ctx) => {
       const userId = principalOf(ctx.state).user.id;
-      const key = await deps.apiKeys.byIdForUser(idParam(ctx.params.id), userId);
+      const key = await deps.apiKeys.byIdForUser(pathId(ctx), userId);
       if (!key || key.revokedAt !== null) throw notFound();
       await deps.apiKeys.revoke(key.id, deps.now());
       deps.log.info('API key revoked', { user_id: userId, key_id: key.id });

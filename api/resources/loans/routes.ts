@@ -2,7 +2,7 @@
 // draft, and the actions of the state machine. Reading takes a token or an API key with
 // `metrics:read`; changing takes a signed-in member of the lender (API keys have no scope
 // for it). A loan the caller may not see answers 404; one it sees but may not change, 403.
-import type { Handlers } from '../../http/contract.ts';
+import { pathId, type Handlers } from '../../http/contract.ts';
 import type { Context } from 'koa';
 import { AgreementStore } from '../../../domain/agreements/store.ts';
 import { loanOf, type Loan, type LoanRecord } from '../../../domain/loans/loan.ts';
@@ -46,8 +46,7 @@ export async function loanContext(s: LoanServices, ctx: Context): Promise<LoanCo
 
 /** The loan of the path's id as the caller may see it; 404 for an unknown id and for one the caller may not see. */
 export async function visibleLoan(s: LoanServices, ctx: Context, access: LoanAccess): Promise<Loan> {
-  const id = /^\d+$/.test(String(ctx.params.id)) ? Number(ctx.params.id) : NaN;
-  const record = Number.isSafeInteger(id) ? await s.store.one<LoanRecord['body']>('loan', id) : undefined;
+  const record = await s.store.one<LoanRecord['body']>('loan', pathId(ctx));
   const loan = record ? loanOf(record) : undefined;
   if (!loan || !access.canSee(loan)) throw notFound();
   return loan;

@@ -7,7 +7,7 @@
 // Ceremonies live 5 minutes in Redis and are used up by the finishing call, whatever its
 // outcome. Passkeys must be discoverable and verify the user (PIN, biometrics), so a
 // passkey sign-in stands on its own: it asks no password and no TOTP code.
-import type { BodyOf, Handlers } from '../../http/contract.ts';
+import { pathId, type BodyOf, type Handlers } from '../../http/contract.ts';
 import {
   generateAuthenticationOptions,
   generateRegistrationOptions,
@@ -21,7 +21,7 @@ import { CHALLENGE_TTL_MS } from '../../auth/challenges.ts';
 import type { ApiDeps } from '../../deps.ts';
 import { principalOf } from '../../http/auth.ts';
 import { badRequest, nonFieldError, notFound } from '../../http/errors.ts';
-import { accountOf, idParam, requireCodeIfEnrolled, requirePassword, throttleAttempt, throttleSignedIn } from '../../auth/account-checks.ts';
+import { accountOf, requireCodeIfEnrolled, requirePassword, throttleAttempt, throttleSignedIn } from '../../auth/account-checks.ts';
 import { LOGIN_MESSAGES, signIn } from '../../auth/sign-in.ts';
 
 export const PASSKEY_MESSAGES = {
@@ -115,7 +115,7 @@ export function passkeyHandlers(deps: ApiDeps): Handlers {
 
     deletePasskey: async (ctx) => {
       const userId = principalOf(ctx.state).user.id;
-      const passkey = await deps.passkeys.byIdForUser(idParam(ctx.params.id), userId);
+      const passkey = await deps.passkeys.byIdForUser(pathId(ctx), userId);
       if (!passkey) throw notFound();
       await deps.passkeys.remove(passkey.id, deps.now());
       deps.log.info('passkey removed', { user_id: userId, passkey_id: passkey.id });

@@ -8,7 +8,7 @@
 // closed, a proposal past valid_until expired: domain/rfq/deadlines.ts), and every change
 // runs under the agreements lock, reading the records again inside it, so a check and its
 // write see the same versions.
-import type { BodyOf, Handlers } from '../../http/contract.ts';
+import { pathId, type BodyOf, type Handlers } from '../../http/contract.ts';
 import crypto from 'node:crypto';
 import type { Context } from 'koa';
 import { AGREEMENTS_LOCK, AgreementStore } from '../../../domain/agreements/store.ts';
@@ -118,8 +118,6 @@ async function caller(s: RfqServices, ctx: Context): Promise<Caller> {
   return { user: user.id, access, organizations: new Map(lists.organizations.map((o) => [o.slug, o])), lists, now };
 }
 
-const idOf = (raw: unknown): number | undefined => (typeof raw === 'string' && /^\d{1,15}$/.test(raw) ? Number(raw) : undefined);
-
 /** The body of an operation, as the contract checked it (api/openapi.yaml). */
 const bodyOf = <Op extends 'createRfq' | 'updateRfq' | 'rfqAction' | 'createProposal' | 'updateProposal' | 'awardRfq'>(ctx: Context, _op: Op) => ctx.state.body as BodyOf<Op>;
 
@@ -135,7 +133,7 @@ async function loadProposals(s: RfqServices, rfq: number): Promise<Proposal[]> {
 
 /** The path's RFQ if the caller may see it; 404 otherwise (also for an unknown id). */
 async function visibleRfq(s: RfqServices, ctx: Context, c: Caller): Promise<Rfq> {
-  const q = await loadRfq(s, idOf(ctx.params.id));
+  const q = await loadRfq(s, pathId(ctx));
   if (!q || !c.access.canSeeRfq(q)) throw notFound();
   return q;
 }
@@ -266,8 +264,7 @@ function listProposals(s: RfqServices) {
 
 /** The path's proposal if the caller may see it (and its RFQ); 404 otherwise. */
 async function visibleProposal(s: RfqServices, ctx: Context, c: Caller, q: Rfq): Promise<Proposal> {
-  const id = idOf(ctx.params.pid);
-  const r = id === undefined ? undefined : await s.store.one<ProposalBody>('proposal', id);
+  const r = await s.store.one<ProposalBody>('proposal', pathId(ctx, 'pid'));
   const p = r && proposalOf(r);
   if (!p || p.rfq !== q.id || !c.access.canSeeProposal(q, p, c.now)) throw notFound();
   return p;

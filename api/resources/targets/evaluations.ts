@@ -6,6 +6,7 @@
 import type { Context } from 'koa';
 import { EvaluationRepository } from '../../../domain/targets/evaluations.ts';
 import { targetAccess } from '../../../domain/targets/visibility.ts';
+import { pathId } from '../../http/contract.ts';
 import { principalOf } from '../../http/auth.ts';
 import { notFound } from '../../http/errors.ts';
 import { parseRequest } from '../market/params.ts';
@@ -15,10 +16,10 @@ import type { TargetServices } from './routes.ts';
 export function targetEvaluations(s: TargetServices) {
   const evaluations = new EvaluationRepository(s.deps.ch);
   return async (ctx: Context) => {
-    const id = Number(ctx.params.id);
+    const id = pathId(ctx);
     const user = principalOf(ctx.state).user;
     const [access, all] = await Promise.all([targetAccess(s.deps, user), s.targets.all()]);
-    const target = Number.isSafeInteger(id) ? all.find((t) => t.id === id) : undefined;
+    const target = all.find((t) => t.id === id);
     if (!target || !access.canSee(target)) throw notFound();
     const { window } = parseRequest({ ...ctx.query, interval: 'a' }, validators.any, s.deps.now(), await s.deps.rolledUp.through());
     const from = window.ranges[0]?.[0] ?? 0;
