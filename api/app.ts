@@ -2,6 +2,8 @@
 // and an HTML 404 page for URLs that match none.
 import Router from '@koa/router';
 import Koa from 'koa';
+import compress from 'koa-compress';
+import zlib from 'node:zlib';
 import { fileURLToPath } from 'node:url';
 import { koaBody } from 'koa-body';
 import type { ApiDeps } from './deps.ts';
@@ -80,6 +82,17 @@ export function createApp(deps: ApiDeps): Koa {
       deps.log.debug('request', { method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round(performance.now() - started) });
     }
   });
+  // Answers over 1 kB go compressed to a client that accepts gzip or brotli: market-maker
+  // rows repeat every key. A stream of events is never held back to be compressed.
+  app.use(
+    compress({
+      threshold: 1024,
+      filter: (type) => type !== 'text/event-stream' && /json|text\/|javascript|yaml|svg/.test(type),
+      br: { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 4 } },
+      gzip: { level: 6 },
+      deflate: false,
+    }),
+  );
   // The web app's files (web/dist, built by ops/web-build.ts) at /app/.
   app.use(webApp(fileURLToPath(new URL('../web/dist', import.meta.url))));
   app.use(
