@@ -217,7 +217,7 @@ const ENCODE_SLICE_ROWS = 200;
  * The rows to insert, as a stream that lets the event loop run between slices when there
  * are many: the client encodes an array in one go, and a flush of every pair's minute at
  * thousands of pairs held the loop (API requests and the consumers with it) for as long
- * (docs/benchmarks.md, "Encoding inserts in slices").
+ * (docs/benchmarks.md, "Measurements behind the code").
  */
 function insertValues<T extends object>(rows: T[]): T[] | Readable {
   if (rows.length <= ENCODE_SLICE_ROWS) return rows;

@@ -3,9 +3,9 @@
 // statements running side by side would clobber. Every statement of this service binds its
 // values, so the API's and the processors' statements share that one line, and ClickHouse's
 // `priority` setting, which ranks statements running together, never applies. Asked in
-// arrival order, a request waited behind whatever the processors had queued: at 3,000 pairs
-// a minute close queues rollups and writes of up to a second each (docs/benchmarks.md,
-// "One line of bound statements"). This queue hands the engine one bound statement at a
+// arrival order, a request waited behind whatever the processors had queued: at thousands
+// of pairs a minute close queues long rollups and writes (docs/benchmarks.md,
+// "Measurements behind the code"). This queue hands the engine one bound statement at a
 // time and picks the most urgent waiting one (lowest priority number, arrival order among
 // equals), so a request waits at most for the statement running. One that has waited
 // `maxWaitMs` goes first whatever its priority: ingestion keeps moving under steady load.

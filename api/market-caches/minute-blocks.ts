@@ -2,7 +2,7 @@
 // many different windows over the same recent minutes be answered without the engine.
 // A rolling window's minutes are cut anew by every request (each client's "last hour" ends
 // at its own moment), so pieces keyed by their bounds were computed for nearly every
-// request (docs/benchmarks.md, "Many clients at once"). A block holds each minute of one
+// request (docs/benchmarks.md, bench:load). A block holds each minute of one
 // hour apart, and any run of its minutes is merged from them: from the hour's start or to
 // its end in one step (running merges kept per pair), a run inside the hour minute by
 // minute. A block is kept at the write count of its hour, as the pieces are

@@ -1,6 +1,6 @@
 // Answers of market requests shared by identical requests for a moment. Dashboards ask the
 // same rolling windows again and again; without this, fifty clients on one window computed
-// its open minutes fifty times (docs/benchmarks.md, "Many clients at once"). A request
+// its open minutes fifty times (docs/benchmarks.md, bench:load). A request
 // joins the computation of an identical one begun less than `reuseMs` ago, in flight or
 // done, so an answer is never older than that: the documented freshness of an open window
 // (at most a second, docs/architecture.md). Identical means the same endpoint, the same

@@ -2,8 +2,8 @@
 // requests (uptime-rows.ts). One entry per pair and row shape (kind, interval, zone,
 // columns): the pair's rows of whole sealed buckets, in time order, each with the write
 // count of its hours it was computed after (schemas/clickhouse/004), one after another in
-// one buffer. A pair's answer is then one slice of it, not a row per bucket: putting
-// 50,700 rows together one by one cost more than the query they saved. Least recently
+// one buffer. A pair's answer is then one slice of it, not a row per bucket: putting a
+// view's rows together one by one cost about what the query they saved cost. Least recently
 // used entries go first once the bytes exceed the bound.
 import { ByteLru } from './sealing.ts';
 

@@ -178,8 +178,8 @@ export class MarketMakerMetrics {
     });
     const bucket = q.interval === 'a' ? '0' : bucketOf(q.interval);
     // The latest push of each key by argMax over its pushes, not FINAL (which cost most of
-    // the read: docs/benchmarks.md); of two pushes of a key in the same millisecond the one
-    // of the later Kafka message (seq, 022_reported_push_order.sql). The interval is
+    // the read: docs/benchmarks.md, "Measurements behind the code"); of two pushes of a
+    // key in the same millisecond the one of the later Kafka message (seq, 022_reported_push_order.sql). The interval is
     // compared as the enum it is stored as, and each bucket's sums and counts come as
     // (metric position, sum, count), the metric's name not written in every row.
     const rows = await this.ch.query<{

@@ -69,9 +69,9 @@ export class TrustedDepthJoin {
 /**
  * The condition selecting these keys' minutes (`unit` minute) or hours' minutes (`unit`
  * hour), with its bound values. The hour block bounds the sort key's first column; the
- * minute range narrows within it. The keys reach IN through a subquery: a bound array of
- * more than about 32,000 tuples is compared with every row (docs/benchmarks.md, "Thousands
- * of pairs").
+ * minute range narrows within it. The keys reach IN through a subquery: a large bound
+ * array of tuples is compared with every row (docs/benchmarks.md, "Measurements behind
+ * the code").
  */
 function minutesOf(keys: RollupKey[], unit: 'minute' | 'hour'): { where: string; params: Record<string, unknown> } {
   const step = unit === 'minute' ? MINUTE : HOUR;

@@ -104,7 +104,7 @@ export interface ReferenceLists {
  * A refresh reads the tables' stamp first and the lists only when it changed, so unchanged
  * lists keep their identity, and what is computed from them (each caller's scope) is kept
  * too. Reading every row every 2 s cost more at every count of pairs, on the requests' line
- * of statements (docs/benchmarks.md, "Both sizes at once").
+ * of statements (docs/benchmarks.md, "Measurements behind the code").
  */
 export class ReferenceSnapshot {
   private readonly reads: SharedReads<'lists', ReferenceLists>;

@@ -1,13 +1,13 @@
 // Rolls a family's hours and days up once an hour is sealed, rather than at every minute
 // close: an hour row recomputed each minute from all of the hour's minutes is work thrown
 // away a minute later, and on the embedded engine every such statement holds the one line
-// requests wait in (docs/benchmarks.md, "Rolling up sealed hours only"). Readers read an
+// requests wait in (docs/benchmarks.md, "Measurements behind the code"). Readers read an
 // hour only from minute rows until the family's mark passes it (schemas/clickhouse/007).
 //
 // The market's families also roll the open hour up every OPEN_STEP_MS, into rows of that
 // mark (schemas/clickhouse/008), and move their mark there: a window then reads at most
 // those minutes and the lateness from minute rows, wherever in the hour it is asked,
-// where it read up to the whole hour's (docs/benchmarks.md, "The open hour rolled up").
+// where it read up to the whole hour's, so an answer cost more as the hour filled.
 //
 // Minutes before the mark (a replayed recording, a late pair, a catch-up) are rolled up
 // as they are written: into their hour and day, or the open hour's rows of the mark. The

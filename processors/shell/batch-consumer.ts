@@ -51,8 +51,8 @@ export const TURN_MS = 10;
 
 /**
  * The most a fetch brings of one partition. kafkajs decodes a fetch in one go, which no
- * turn can split: 1 MiB rather than 4 shortens a catch-up's longest wait at the same
- * end-to-end rate (docs/benchmarks.md, "The feed's bursts, and batches handled in turns").
+ * turn can split: a smaller fetch shortens a catch-up's longest wait at the same
+ * end-to-end rate (docs/benchmarks.md, "Measurements behind the code").
  */
 export const FETCH_BYTES = 1 << 20;
 

@@ -1,9 +1,10 @@
 // The summary's answer for sealed buckets, kept between requests as the JSON text of its
-// rows (bytes, as sent: a text of 24 MiB written to the socket cost tens of ms of encoding
-// per request), per bucket and per market maker and pair. A 7-day summary of 20 market makers on
-// 50 pairs is 8,000 rows of 111 columns (24 MiB): reading, merging, building and writing
-// them took most of a second, though all its buckets but the first (cut by the window's
-// start) and the last (open) are sealed. A bucket's text is kept with the write count of
+// rows (bytes, as sent: encoding a large text for the socket on every request cost more
+// than copying kept bytes), per bucket and per market maker and pair. A summary of many
+// market makers and pairs is thousands of rows of over a hundred columns: reading,
+// merging, building and writing them all cost far more than the open buckets alone, and
+// all its buckets but the first (cut by the window's start) and the last (open) are
+// sealed (docs/benchmarks.md, "Measurements behind the code"). A bucket's text is kept with the write count of
 // its hours (market_writes, all the summary's sources together: trusted, reported, book,
 // trade) and used while that count stands, as the market caches keep theirs
 // (api/market-caches/sealing.ts); the text of a market maker and pair is the same for

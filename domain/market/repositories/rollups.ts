@@ -50,15 +50,15 @@ export class Rollups {
    * Recomputes the hours, then the days, that contain these minutes.
    *
    * The keys reach IN through a subquery, never as the bound array itself: this engine
-   * matches a constant array of more than about 32,000 tuples by scanning it for every row,
-   * so a recompute of many pairs and hours (a day of 1,400 pairs, a catch-up after
-   * downtime) grew with rows x keys; a subquery's keys become a hashed set
-   * (docs/benchmarks.md, "Rollups of thousands of pairs").
+   * matches a large constant array of tuples by scanning it for every row, so a recompute
+   * of many pairs and hours (a day of thousands of pairs, a catch-up after downtime) grew
+   * with rows x keys; a subquery's keys become a hashed set (docs/benchmarks.md,
+   * "Measurements behind the code").
    *
    * At most KEYS_PER_STATEMENT keys a statement: the embedded engine runs one bound
    * statement at a time, and a request waits for the one running, so a minute close of
    * thousands of pairs runs as several short statements rather than one long one
-   * (docs/benchmarks.md, "One line of bound statements"). All hours are written before
+   * (docs/benchmarks.md, "Measurements behind the code"). All hours are written before
    * any day is computed from them.
    */
   async recompute(keys: RollupKey[]): Promise<void> {

@@ -2,9 +2,9 @@
 // up minutes / minutes with data (addendum 4), mid_price = mean mid, the time columns of
 // timestamps.ts, one row per pair and bucket with data. From a minute row its up flags
 // count, from a rollup row its counts (families/book.ts: spread_up, depth_up). These
-// answers run to 50,000 rows of 30 columns and more; written by ClickHouse they skip
-// parsing partials and building rows in Node (docs/benchmarks.md), and for the same
-// reason the stored rows are aggregated once, not per table and again over the union.
+// answers run to tens of thousands of rows of 30 columns; written by ClickHouse they skip
+// parsing partials and building rows in Node, and for the same reason the stored rows
+// are aggregated once, not per table and again over the union.
 import type { Readable } from 'node:stream';
 import type { ClickHouse, Params } from '../../../lib/clickhouse.ts';
 import { LEVELS_BPS, UPTIME_AMOUNTS_USD, levelIndex, levelName, type Interval } from '../facts.ts';
@@ -32,8 +32,8 @@ export interface UptimeQuery {
  * (api/market-caches/uptime-rows.ts) differs from the one computed again. Each mid is cut
  * to a multiple of 2^-60 (scaling by a power of two is exact), summed as an Int128 and
  * turned back into a float once: a mid of 1e-9 keeps 9 digits, one of 1e-6 12; sums stay
- * below 2^67 (1.5e20), a year of minutes at 1e14. Decimals would do the same at about
- * three times the cost of a float sum (docs/benchmarks.md).
+ * below 2^67 (1.5e20), a year of minutes at 1e14. Decimals would do the same at a
+ * higher cost (docs/benchmarks.md, "Measurements behind the code").
  */
 const TWO_TO_60 = '1152921504606846976';
 const EXACT_MID_SUM = `toFloat64(sum(toInt128(m * ${TWO_TO_60}))) / ${TWO_TO_60}`;
