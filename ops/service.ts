@@ -113,8 +113,7 @@ export const API_CLICKHOUSE = { connections: 2, threadsPerQuery: 2, priority: 1,
  * go after the API's in the line of bound statements; on a server, they pause between
  * blocks). The price is that ingestion waits while the API is busy, for a second at most on
  * the embedded engine; the processors still kept up under the benchmark's back-to-back
- * requests (docs/benchmarks.md, "Measurements behind the code", "One line of bound
- * statements").
+ * requests (docs/benchmarks.md, "Measurements behind the code").
  */
 export const INGEST_CLICKHOUSE = { priority: 2 };
 

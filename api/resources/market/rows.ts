@@ -69,8 +69,8 @@ export function depthColumnsWriter(levels: number[], families: DepthFamily[]): (
 }
 
 // Rows are copies of a blank row (blankRow) filled in place: rows built by adding 30 keys
-// one by one fall into V8's slow dictionary mode (measured in docs/benchmarks.md, when
-// the uptime rows were still built here).
+// one by one fall into V8's slow dictionary mode, slower to fill and to stringify
+// (docs/benchmarks.md, "Measurements behind the code").
 
 /** A blank row with every column set to null: copies of one parsed template share a fast shape. */
 export function blankRow(columns: string[]): () => Row {
