@@ -55,6 +55,12 @@ export function createRouter(deps: ApiDeps, contract: Contract = new Contract())
 export function createApp(deps: ApiDeps): Koa {
   const app = new Koa();
   const router = createRouter(deps);
+  // What Koa reports beside the answers (a request stream's error): a client that went away
+  // mid-answer, as a stream's client does, is no failure of the service.
+  app.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code === 'ECONNRESET' || err.code === 'EPIPE' || err.code === 'ECONNABORTED') deps.log.debug('client gone', { code: err.code });
+    else deps.log.error('request stream failed', { err, stack: err.stack });
+  });
 
   app.use(async (ctx, next) => {
     const started = performance.now();

@@ -38,6 +38,9 @@ import { changedFields, frame, minuteData, targetData, type HubEvent } from './e
 /** The topics of the stream, in the order of the layout. */
 export const STREAM_TOPICS = ['market.minutes', 'targets.events', 'loans.events', 'rfq.events'] as const satisfies readonly BaseTopic[];
 
+/** Messages read between two turns of the event loop. */
+const YIELD_EVERY = 256;
+
 export interface StreamOptions {
   /** How far back a client may resume (the ring keeps at least this much). */
   horizonMs: number;
@@ -148,8 +151,8 @@ export class StreamHub {
     this.groupId = `${config.topicPrefix}stream.${crypto.randomUUID()}`;
     for (const base of STREAM_TOPICS) {
       const topic = topicName(config, base);
-      const ends = (await admin.fetchTopicOffsets(topic)).sort((a, b) => a.partition - b.partition);
-      const starts = new Map((await admin.fetchTopicOffsetsByTimestamp(topic, since)).map((p) => [p.partition, Number(p.offset)]));
+      const ends = (await settled(() => admin.fetchTopicOffsets(topic))).sort((a, b) => a.partition - b.partition);
+      const starts = new Map((await settled(() => admin.fetchTopicOffsetsByTimestamp(topic, since))).map((p) => [p.partition, Number(p.offset)]));
       partitions.push(ends.length);
       for (const p of ends) {
         this.tpIndex.set(`${topic}\u0000${p.partition}`, this.position.length);
@@ -159,26 +162,40 @@ export class StreamHub {
         this.floor.push(start);
         this.startEnd.push(end);
       }
-      // A group of its own, starting where the ring should: nothing else reads with it.
-      await admin.setOffsets({ groupId: this.groupId, topic, partitions: ends.map((p) => ({ partition: p.partition, offset: String(this.position[this.tpIndex.get(`${topic}\u0000${p.partition}`)!]) })) });
     }
     this.layout = { partitions };
     const consumer = kafka.consumer({ groupId: this.groupId, sessionTimeout: 30_000, heartbeatInterval: 3_000, maxWaitTimeInMs: 250 });
     this.consumer = consumer;
     await consumer.connect();
-    await consumer.subscribe({ topics: STREAM_TOPICS.map((t) => topicName(config, t)), fromBeginning: false });
+    // A group of its own that commits nothing. It starts from the beginning and is moved to
+    // where the ring starts; whatever it reads before the move is behind that and skipped.
+    await consumer.subscribe({ topics: STREAM_TOPICS.map((t) => topicName(config, t)), fromBeginning: true });
+    consumer.on(consumer.events.GROUP_JOIN, () => this.seekAll());
     await consumer.run({
       autoCommit: false,
       eachBatch: async ({ batch, heartbeat, isRunning, isStale }) => {
+        let n = 0;
         for (const message of batch.messages) {
           if (!isRunning() || isStale()) break;
           await this.ingest(batch.topic, batch.partition, message);
+          // Let the sockets take what they were given: in a burst, subscribers that keep up
+          // are not counted behind for want of a turn of the event loop.
+          if (++n % YIELD_EVERY === 0) await new Promise((resolve) => setImmediate(resolve));
         }
         await heartbeat();
+        await new Promise((resolve) => setImmediate(resolve));
       },
     });
+    this.seekAll();
     this.timers.push(setInterval(() => this.heartbeat(), this.options.heartbeatMs));
     this.timers.push(setInterval(() => void this.recheck(), this.options.recheckMs));
+  }
+
+  private seekAll(): void {
+    for (const [key, tp] of this.tpIndex) {
+      const [topic, partition] = key.split('\u0000');
+      this.consumer?.seek({ topic: topic!, partition: Number(partition), offset: String(this.position[tp]) });
+    }
   }
 
   async stop(): Promise<void> {
@@ -425,6 +442,19 @@ export class StreamHub {
     if (!r) return undefined;
     const q = rfqOf(r);
     return { organization: q.organization, status: q.status, invited: q.invited, sealed: q.sealed, deadline: q.deadline };
+  }
+}
+
+/** A read of a topic just created, tried again while its leaders settle (NOT_LEADER_FOR_PARTITION and the like). */
+async function settled<T>(read: () => Promise<T>, timeoutMs = 30_000): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      return await read();
+    } catch (e) {
+      if ((e as { retriable?: boolean }).retriable !== true || Date.now() > end) throw e;
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
   }
 }
 
