@@ -28,7 +28,7 @@ import { RollupMarks } from '../domain/market/repositories/rollup-marks.ts';
 import { ReferenceRepository } from '../domain/reference/repository.ts';
 import { UserRepository } from '../domain/accounts/users.ts';
 import { INGEST_CLICKHOUSE } from '../ops/service.ts';
-import { QuoteRates } from '../processors/metrics/quote-rates.ts';
+import { QuoteRates } from '../domain/market/prices.ts';
 import { ORDERBOOK_GROUP, orderBookConsumer } from '../processors/orderbook/processor.ts';
 import { FETCH_BYTES } from '../processors/shell/batch-consumer.ts';
 import { KnownPairs } from '../processors/reference-cache.ts';

@@ -16,7 +16,7 @@ import { openClickHouse } from '../lib/clickhouse.ts';
 import { loadConfig } from '../lib/config.ts';
 import { createLogger } from '../lib/log.ts';
 import { migrate } from '../lib/migrate.ts';
-import { QuoteRates } from '../processors/metrics/quote-rates.ts';
+import { QuoteRates } from '../domain/market/prices.ts';
 import { orderBookSpec } from '../processors/orderbook/processor.ts';
 import { MinuteWindows, type ClosedMinute } from '../processors/shell/minute-windows.ts';
 import type { BookMinuteRow } from '../processors/orderbook/minute.ts';

@@ -32,7 +32,7 @@ import { OrderBookMinuteRepository } from '../domain/market/repositories/orderbo
 import { UserRepository, withoutHash } from '../domain/accounts/users.ts';
 import { SHARED_READS, SharedReads } from '../lib/shared-reads.ts';
 import { derivativesConsumer } from '../processors/derivatives/processor.ts';
-import { QuoteRates } from '../processors/metrics/quote-rates.ts';
+import { QuoteRates } from '../domain/market/prices.ts';
 import { Faults } from '../lib/faults.ts';
 import { orderBookConsumer } from '../processors/orderbook/processor.ts';
 import { KnownPairs, KnownWallets } from '../processors/reference-cache.ts';

@@ -1,5 +1,5 @@
 // A loan's read-only `valuation` and `kpi` (addendum section 7; docs/loans.md), computed
-// when read: the price is the asset's TWAP over the last 24 hours (domain/loans/prices.ts),
+// when read: the price is the asset's TWAP over the last 24 hours (domain/market/prices.ts),
 // the KPI share reads the evaluations the target evaluator kept (031_target_evaluations).
 import type { ClickHouse } from '../../lib/clickhouse.ts';
 import type { Target } from '../targets/repository.ts';

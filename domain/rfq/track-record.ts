@@ -23,12 +23,14 @@ import type { ClickHouse, Params } from '../../lib/clickhouse.ts';
 import { levelIndex, levelName } from '../market/facts.ts';
 import { tile, type Piece } from '../market/window.ts';
 import type { Pair, Wallet } from '../reference/repository.ts';
+import { REPORTED_INTERVALS } from '../market-makers/metrics.ts';
+import { DEFAULT_TOLERANCE_PCT, differencePct, overstated as overstates, trustedVolume } from '../market-makers/values.ts';
 
 export const TRACK_RECORD_DAYS = 30;
 /** Depth levels always shown; the RFQ's depth requirements add theirs. */
 export const TRACK_RECORD_LEVELS = [2, 10, 50] as const;
-/** A day's report counts as overstated above the measurement by more than this (as the reconciliation's default). */
-export const GAP_TOLERANCE_PCT = 10;
+/** A day's report counts as overstated by the reconciliation's rule at its default tolerance. */
+export const GAP_TOLERANCE_PCT = DEFAULT_TOLERANCE_PCT;
 
 const DAY = 86_400_000;
 
@@ -102,6 +104,7 @@ interface VolumeRow {
   exchange: string;
   pair: string;
   day: string | number;
+  fills: string | number;
   volume: number;
   usd_fills: string | number;
 }
@@ -153,7 +156,7 @@ export async function trackRecord(
   );
   const volumeParams = base();
   const volumeSql = piecesSql(pieces, volumeParams, (p, time) =>
-    `SELECT exchange, pair, toUnixTimestamp(toStartOfDay(${time})) AS day, sum(volume_usd) AS volume, sum(usd_fills) AS usd_fills
+    `SELECT exchange, pair, toUnixTimestamp(toStartOfDay(${time})) AS day, sum(fills) AS fills, sum(volume_usd) AS volume, sum(usd_fills) AS usd_fills
      FROM trusted_volume_${p.table} FINAL WHERE ${pairWhere} AND ${walletWhere} AND {WINDOW} GROUP BY exchange, pair, day`,
   );
   const marketParams = base();
@@ -228,7 +231,7 @@ export async function trackRecord(
   const volumeByPairDay = new Map<string, number | null>();
   for (const r of volumeRows) {
     const k = key(r.exchange, r.pair, Number(r.day) * 1000);
-    const v = Number(r.usd_fills) > 0 ? Number(r.volume) : null;
+    const v = trustedVolume({ fills: Number(r.fills), volume_usd: Number(r.volume), usd_fills: Number(r.usd_fills) });
     const prev = volumeByPairDay.get(k);
     volumeByPairDay.set(k, prev === undefined ? v : prev === null ? v : v === null ? prev : prev + v);
   }
@@ -269,12 +272,15 @@ export async function trackRecord(
 
   // Reported per pair, metric and day: from the coarsest interval reported that day (a day
   // reported daily and hourly is not counted twice); volume a sum, depth a mean.
-  const rank: Record<string, number> = { '1d': 0, '1h': 1, '5m': 2 };
+  const rank = (interval: string) => {
+    const i = (REPORTED_INTERVALS as readonly string[]).indexOf(interval);
+    return i < 0 ? REPORTED_INTERVALS.length : i;
+  };
   const reported = new Map<string, { rank: number; total: number; n: number; metric: string }>();
   for (const r of reportedRows) {
     const k = key(r.exchange, r.pair, Number(r.day) * 1000, r.metric);
     const prev = reported.get(k);
-    const rk = rank[r.interval] ?? 9;
+    const rk = rank(r.interval);
     if (!prev || rk < prev.rank) reported.set(k, { rank: rk, total: Number(r.total), n: Number(r.n), metric: r.metric });
   }
   const repValue = (exchange: string, pair: string, day: number, metric: string): number | null => {
@@ -293,7 +299,7 @@ export async function trackRecord(
   const depthN = depthNames.map(() => 0);
   let compared = 0;
   let overstated = 0;
-  const over = (r: number, t: number) => r > t * (1 + GAP_TOLERANCE_PCT / 100) && r > t;
+  const over = (r: number, t: number) => overstates(r, t, GAP_TOLERANCE_PCT);
   for (const k of days) {
     const [exchange, pair, dayText] = k.split('\u0000') as [string, string, string];
     const day = Number(dayText);
@@ -323,7 +329,7 @@ export async function trackRecord(
     if (both) compared++;
     if (flagged) overstated++;
   }
-  const pct = (r: number, t: number, n: number) => (n === 0 || t === 0 ? null : (100 * (r - t)) / t);
+  const pct = (r: number, t: number, n: number) => (n === 0 ? null : differencePct(r, t));
   record.reported_gap = {
     days_compared: compared,
     volume_reported: volN > 0 ? volR : null,

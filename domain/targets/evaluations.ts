@@ -1,6 +1,6 @@
 // What the evaluator reads and writes (schemas/clickhouse/030, 031): the aggregates of a
-// window's minute rows per pair (and per wallet for trusted values), the assets' 24-hour
-// TWAP for price scaling, and one minute's evaluations and states. The states of a minute
+// window's minute rows per pair (and per wallet for trusted values), and one minute's
+// evaluations and states. The states of a minute
 // and the evaluator's progress (the row of id 0 in target_states) go in one insert, so a
 // minute is applied whole or not at all.
 import { TupleParam } from '@clickhouse/client';
@@ -92,29 +92,6 @@ export class EvaluationRepository {
       this.window<{ wallet_id: number; fills: number; volume_usd: number; usd_fills: number }>(trustedVolume, pairs, ranges, ', wallet_id'),
     ]);
     return { depth, volume };
-  }
-
-  /**
-   * Mean minute mid over [from, to) (whole hours) of these pairs, per pair: sums and minutes,
-   * from hour rows before `rolledUpTo` (domain/market/window.ts) and minute rows after it.
-   */
-  async mids(pairs: readonly PairKey[], from: number, to: number, rolledUpTo: number): Promise<{ exchange: string; pair: string; mid_sum: number; minutes: number }[]> {
-    if (pairs.length === 0) return [];
-    const split = Math.max(from, Math.min(to, Math.floor(rolledUpTo / 3_600_000) * 3_600_000));
-    return this.ch.query(
-      `SELECT exchange, pair, sum(s) AS mid_sum, sum(n) AS minutes FROM (
-         SELECT exchange, pair, sum(mid_sum) AS s, sum(minutes) AS n FROM book_hours FINAL
-         WHERE (exchange, pair) IN {pairs:Array(Tuple(String, String))}
-           AND toStartOfDay(bucket) >= toStartOfDay(toDateTime({from:UInt32}, 'UTC')) AND bucket >= toDateTime({from:UInt32}, 'UTC') AND bucket < toDateTime({split:UInt32}, 'UTC')
-         GROUP BY exchange, pair
-         UNION ALL
-         SELECT exchange, pair, sum(mid) AS s, count() AS n FROM book_minutes FINAL
-         WHERE (exchange, pair) IN {pairs:Array(Tuple(String, String))}
-           AND toStartOfHour(minute) >= toDateTime({split:UInt32}, 'UTC') AND minute >= toDateTime({split:UInt32}, 'UTC') AND minute < toDateTime({to:UInt32}, 'UTC')
-         GROUP BY exchange, pair)
-       GROUP BY exchange, pair`,
-      { pairs: pairs.map((p) => new TupleParam([p.exchange, p.pair])), from: Math.floor(from / 1000), split: Math.floor(split / 1000), to: Math.floor(to / 1000) },
-    );
   }
 
   /** The last minute evaluated (epoch ms), or undefined before the first. */

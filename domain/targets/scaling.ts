@@ -30,6 +30,9 @@ export const followsPrice = (t: Pick<Target, 'scaling_enabled' | 'scaling_mode'>
 export const shownCurrentPrice = (t: Pick<Target, 'scaling_source' | 'scaling_reference_price'>, lookedUp: number | null): number | null =>
   t.scaling_source === 'manual' ? t.scaling_reference_price : lookedUp;
 
+/** A threshold under a scaling factor. */
+export const scaledThreshold = (threshold: number, factor: number): number => threshold * factor;
+
 /** The effective threshold, the current price and the factor, given the prices looked up (by asset, and by loanKey). */
 export function scaling(t: Scalable, twap: ReadonlyMap<string, number>, loanTwap: ReadonlyMap<string, number> = new Map()): Scaled {
   const current =
@@ -38,5 +41,5 @@ export function scaling(t: Scalable, twap: ReadonlyMap<string, number>, loanTwap
   // No price yet (no book data, or no active loan with a recorded TWAP): the threshold as it is.
   if (current === null || !(t.scaling_reference_price > 0)) return { effective_threshold: t.threshold, current_price: current, scaling_factor: 1 };
   const factor = current / t.scaling_reference_price;
-  return { effective_threshold: t.threshold * factor, current_price: current, scaling_factor: factor };
+  return { effective_threshold: scaledThreshold(t.threshold, factor), current_price: current, scaling_factor: factor };
 }

@@ -1,8 +1,11 @@
-// A target's value over its window from the aggregates of the window's minute rows
-// (addendum section 4: means over minutes with data, volume a sum, uptime the share of up
-// minutes), for every metric identifier of part 4.9. Null when the window holds no data
-// for it, or the metric is not measured (a market maker's own spread and uptime).
+// A target's value over its window from the aggregates of the window's minute rows, for
+// every metric identifier of part 4.9: the market's values (domain/market/values.ts) and a
+// market maker's (domain/market-makers/values.ts), as the endpoints answer them. Null when
+// the window holds no data for it, or the metric is not measured (a market maker's own
+// spread and uptime).
 import { LEVELS_BPS, SLIPPAGE_SIZES_USD, UPTIME_AMOUNTS_USD, levelName } from '../market/facts.ts';
+import { depth, levelCount, mean, twap, volume, vwap } from '../market/values.ts';
+import { coverage, type Values } from '../market-makers/values.ts';
 
 /** The book family's aggregates over a window (domain/market/families/book.ts), as read. */
 export interface BookWindow {
@@ -32,38 +35,28 @@ export interface TradeWindow {
   usd_trades: number;
 }
 
-/** A market maker's trusted values over the window, its wallets on the pair together. */
-export interface TrustedWindow {
-  volume: number | null;
-  bid: (number | null)[];
-  ask: (number | null)[];
-}
+/** A market maker's trusted values over the window at every level of L, its wallets on the pair together. */
+export type TrustedWindow = Values;
 
-const div = (a: number | undefined, b: number | undefined) => (a !== undefined && b !== undefined && b > 0 ? a / b : null);
 const L = new Map(LEVELS_BPS.map((l, i) => [levelName(l), i]));
 const SIZES = new Map(SLIPPAGE_SIZES_USD.map((s, i) => [levelName(s), i]));
 const AMOUNTS = new Map(UPTIME_AMOUNTS_USD.map((a, i) => [levelName(a), i]));
-
-export function marketVolume(t: TradeWindow | undefined): number | null {
-  if (!t || t.trades === 0) return t ? 0 : null;
-  return t.usd_trades > 0 ? t.volume_usd : null;
-}
 
 /** The value of a `gb` metric. */
 export function gbValue(metric: string, b: BookWindow | undefined, t: TradeWindow | undefined): number | null {
   let m: RegExpExecArray | null;
   switch (metric) {
     case 'volume/volume':
-      return marketVolume(t);
+      return volume(t);
     case 'volume/twap':
     case 'spread/mid_price':
-      return div(b?.mid_sum, b?.minutes);
+      return twap(b);
     case 'volume/vwap':
-      return div(t?.notional, t?.amount);
+      return vwap(t);
     case 'spread/spread_abs':
-      return div(b?.spread_abs_sum, b?.minutes);
+      return mean(b?.spread_abs_sum, b?.minutes);
     case 'spread/spread_bps':
-      return div(b?.spread_bps_sum, b?.minutes);
+      return mean(b?.spread_bps_sum, b?.minutes);
     case 'top_of_book/bid_price':
       return b && b.minutes > 0 ? b.last_top[1] : null;
     case 'top_of_book/bid_amount':
@@ -76,31 +69,29 @@ export function gbValue(metric: string, b: BookWindow | undefined, t: TradeWindo
   if (!b) return null;
   if ((m = /^depth\/(n_)?(bid|ask)_(.+)bps$/.exec(metric))) {
     const i = L.get(m[3]!)!;
-    if (m[1]) return div((m[2] === 'bid' ? b.bid_count_sum : b.ask_count_sum)[i], b.minutes);
-    return div((m[2] === 'bid' ? b.bid_depth_sum : b.ask_depth_sum)[i], b.depth_minutes);
+    const side = m[2] === 'bid' ? 'bid' : 'ask';
+    return m[1] ? levelCount(b, side, i) : depth(b, side, i);
   }
   if ((m = /^slippage\/slippage_(buy|sell)_at_(.+)$/.exec(metric))) {
     const j = SIZES.get(m[2]!)!;
-    return m[1] === 'buy' ? div(b.slip_buy_sum[j], b.slip_buy_n[j]) : div(b.slip_sell_sum[j], b.slip_sell_n[j]);
+    return m[1] === 'buy' ? mean(b.slip_buy_sum[j], b.slip_buy_n[j]) : mean(b.slip_sell_sum[j], b.slip_sell_n[j]);
   }
   if ((m = /^uptime\/spread\/(.+)bps$/.exec(metric))) {
-    const v = div(b.spread_up[L.get(m[1]!)!], b.minutes);
+    const v = mean(b.spread_up[L.get(m[1]!)!], b.minutes);
     return v === null ? null : 100 * v;
   }
   if ((m = /^uptime\/depth\/(.+)_at_(.+)bps$/.exec(metric))) {
-    const v = div(b.depth_up[AMOUNTS.get(m[1]!)! * LEVELS_BPS.length + L.get(m[2]!)!], b.minutes);
+    const v = mean(b.depth_up[AMOUNTS.get(m[1]!)! * LEVELS_BPS.length + L.get(m[2]!)!], b.minutes);
     return v === null ? null : 100 * v;
   }
   return null;
 }
 
-const coverage = (value: number | null, whole: number | null) => (value === null || whole === null || whole <= 0 ? null : Math.min(100, (100 * value) / whole));
-
 /** The value of an `mm` metric: trusted values, and their coverage of the whole market. */
 export function mmValue(metric: string, own: TrustedWindow | undefined, b: BookWindow | undefined, t: TradeWindow | undefined): number | null {
   let m: RegExpExecArray | null;
   if (metric === 'volume/volume') return own ? own.volume : null;
-  if (metric === 'coverage/volume/volume_coverage') return coverage(own?.volume ?? null, marketVolume(t));
+  if (metric === 'coverage/volume/volume_coverage') return coverage(own?.volume ?? null, volume(t));
   if ((m = /^depth\/(bid|ask)_(.+)bps$/.exec(metric))) {
     const i = L.get(m[2]!)!;
     return own ? (m[1] === 'bid' ? own.bid : own.ask)[i] ?? null : null;
@@ -108,7 +99,7 @@ export function mmValue(metric: string, own: TrustedWindow | undefined, b: BookW
   if ((m = /^coverage\/depth\/(bid|ask)_(.+)bps_coverage$/.exec(metric))) {
     const i = L.get(m[2]!)!;
     const mine = own ? (m[1] === 'bid' ? own.bid : own.ask)[i] ?? null : null;
-    const whole = b ? div((m[1] === 'bid' ? b.bid_depth_sum : b.ask_depth_sum)[i], b.depth_minutes) : null;
+    const whole = depth(b, m[1] === 'bid' ? 'bid' : 'ask', i);
     return coverage(mine, whole);
   }
   // spread/spread_bps and the uptime metrics of a market maker are not measured yet.

@@ -6,11 +6,11 @@
 // market maker named in `overstate` reports its depth that many times larger than it
 // quotes, so the reconciliation flags it; the others report what they quote.
 import { LEVELS_BPS, levelName } from '../../domain/market/facts.ts';
+import { isUsdQuoted } from '../../domain/market/prices.ts';
 import { bucketsToReport, reportCut, reportOf, type OwnMinute } from '../../domain/market-makers/reporting.ts';
 import { scopeOf } from '../../domain/reference/visibility.ts';
 import type { FillMessage, FixtureFile, Level, OrderBookMessage, OwnOrdersMessage, ReportedMessage, TradeMessage } from '../../schemas/index.ts';
 
-const STABLE_QUOTES = new Set(['USD', 'USDT', 'USDC', 'FDUSD', 'DAI']);
 const DAY = 86_400_000;
 /** Levels of the public book a market maker quotes, and the share of each it holds. */
 const QUOTED_LEVELS = 8;
@@ -61,7 +61,7 @@ export class SyntheticMarketMakers {
       const org = organizations.find((o) => o.slug === w.organization);
       if (!org || org.kind !== 'market_maker') return;
       for (const p of scopeOf(org, { assets, exchanges, pairs, coverage }).pairs) {
-        if (p.exchange !== w.exchange || !STABLE_QUOTES.has(p.pair.split('/')[1] ?? '')) continue;
+        if (p.exchange !== w.exchange || !isUsdQuoted(p.pair)) continue;
         const q: Quoter = { organization: w.organization, walletId: w.id, exchange: p.exchange, pair: p.pair, asset: p.asset, share: 0.15 + 0.1 * (i % 3) };
         const k = `${p.exchange}:${p.pair}`;
         this.quoters.set(k, [...(this.quoters.get(k) ?? []), q]);

@@ -1,6 +1,7 @@
 // A synthetic market for the demo: per asset a random-walk USD price, per pair a book of
 // 20 levels a side around it with a pair-specific spread and depth, trades on both sides,
 // and funding and open interest for perpetuals. Seeded, so a run can be repeated.
+import { USD_QUOTES } from '../../domain/market/prices.ts';
 import type { DerivativesMessage, Level, OrderBookMessage, TradeMessage } from '../../schemas/index.ts';
 
 export interface SyntheticPair {
@@ -16,7 +17,6 @@ export interface MarketTick {
   derivatives: DerivativesMessage[];
 }
 
-const STABLE = new Set(['USD', 'USDT', 'USDC', 'FDUSD', 'DAI']);
 const KNOWN_PRICES: Record<string, number> = { BTC: 60_000, ETH: 3_000, SOL: 150 };
 
 /** mulberry32: small, fast, good enough for test data. */
@@ -52,7 +52,7 @@ interface PairState {
 
 /** An asset's USD price when the synthetic market starts (then it walks). */
 export function startingUsdPrice(sym: string): number {
-  return STABLE.has(sym) ? 1 : (KNOWN_PRICES[sym] ?? 0.05 + (hash(sym) % 5000) / 100);
+  return USD_QUOTES.has(sym) ? 1 : (KNOWN_PRICES[sym] ?? 0.05 + (hash(sym) % 5000) / 100);
 }
 
 export class SyntheticMarket {
@@ -94,7 +94,7 @@ export class SyntheticMarket {
   tick(nowMs: number, dtMs = 1000): MarketTick {
     const vol = 0.0004 * Math.sqrt(dtMs / 1000);
     for (const [sym, price] of this.usd) {
-      if (!STABLE.has(sym)) this.usd.set(sym, price * Math.exp(vol * this.gauss()));
+      if (!USD_QUOTES.has(sym)) this.usd.set(sym, price * Math.exp(vol * this.gauss()));
     }
     const out: MarketTick = { books: [], trades: [], derivatives: [] };
     for (const s of this.pairs) {

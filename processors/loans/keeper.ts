@@ -9,7 +9,7 @@
 import { AGREEMENTS_LOCK, AgreementStore } from '../../domain/agreements/store.ts';
 import { settlementDue } from '../../domain/loans/actions.ts';
 import { loanOf, loanRecord, STRIKE_TWAP_DAYS, type Loan, type LoanRecord } from '../../domain/loans/loan.ts';
-import { assetTwap } from '../../domain/loans/prices.ts';
+import { assetTwap } from '../../domain/market/prices.ts';
 import { activateAwardTargets, awardTargetsDue } from '../../domain/loans/award-targets.ts';
 import { TargetRepository } from '../../domain/targets/repository.ts';
 import type { Pair } from '../../domain/reference/repository.ts';

@@ -7,7 +7,7 @@ import { TrustedDepthJoin } from '../../domain/market-makers/trusted-depth.ts';
 import { validateOwnOrders, type Level, type OwnOrdersMessage } from '../../schemas/index.ts';
 import { marketConsumer, type ProcessorDeps } from '../market/consumer.ts';
 import type { WindowSpec } from '../market/windowed-pipeline.ts';
-import type { QuoteRates } from '../metrics/quote-rates.ts';
+import type { QuoteRates } from '../../domain/market/prices.ts';
 import { walletCheck, type KnownWallets } from '../reference-cache.ts';
 import type { BatchConsumer } from '../shell/batch-consumer.ts';
 import type { Accumulator } from '../shell/minute-windows.ts';

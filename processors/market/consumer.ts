@@ -6,7 +6,7 @@ import type { ClickHouse } from '../../lib/clickhouse.ts';
 import type { Config } from '../../lib/config.ts';
 import { dlqTopicName, topicName, type BaseTopic } from '../../lib/kafka.ts';
 import type { Logger } from '../../lib/log.ts';
-import type { QuoteRates } from '../metrics/quote-rates.ts';
+import type { QuoteRates } from '../../domain/market/prices.ts';
 import type { KnownPairs } from '../reference-cache.ts';
 import { BatchConsumer } from '../shell/batch-consumer.ts';
 import { ValueDecoder } from '../shell/decode-value.ts';

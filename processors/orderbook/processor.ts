@@ -7,7 +7,7 @@ import { validateOrderBook, type OrderBookMessage } from '../../schemas/index.ts
 import { marketConsumer, type ProcessorDeps } from '../market/consumer.ts';
 import type { WindowSpec } from '../market/windowed-pipeline.ts';
 import { bookMetrics, bookMetricsArrays, type BookMetrics } from '../metrics/book.ts';
-import type { QuoteRates } from '../metrics/quote-rates.ts';
+import type { QuoteRates } from '../../domain/market/prices.ts';
 import type { BatchConsumer } from '../shell/batch-consumer.ts';
 import { ok, skip } from '../shell/outcome.ts';
 import { BookMinute, type BookMinuteRow } from './minute.ts';

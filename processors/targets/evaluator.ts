@@ -13,14 +13,16 @@
 import { followsPrice, loanKey, scaling } from '../../domain/targets/scaling.ts';
 import type { Producer } from 'kafkajs';
 import { sendInParts } from '../../lib/kafka.ts';
-import { DEFAULT_SESSION_ZONE, type Session } from '../../domain/market/facts.ts';
-import { mergeRanges, sessionRanges, type Range, type SessionDay } from '../../domain/market/window.ts';
-import type { ReferenceRepository } from '../../domain/reference/repository.ts';
-import { EvaluationRepository, type Evaluation, type PairKey, type StateRow } from '../../domain/targets/evaluations.ts';
-import type { TargetSession } from '../../domain/targets/facts.ts';
+import type { Range } from '../../domain/market/window.ts';
+import { windowOf } from '../../domain/targets/window.ts';
+import type { Pair, ReferenceRepository } from '../../domain/reference/repository.ts';
+import { ASSET_TWAP_MS, assetTwaps } from '../../domain/market/prices.ts';
+import { EvaluationRepository, type Evaluation, type StateRow } from '../../domain/targets/evaluations.ts';
 import type { Target, TargetRepository } from '../../domain/targets/repository.ts';
 import { changeDate, isMet, nextStanding } from '../../domain/targets/status.ts';
 import { gbValue, mmValue, type BookWindow, type TradeWindow, type TrustedWindow } from '../../domain/targets/values.ts';
+import { sumWallets, walletValuesOf, type Values } from '../../domain/market-makers/values.ts';
+import { LEVELS_BPS } from '../../domain/market/facts.ts';
 import type { ClickHouse } from '../../lib/clickhouse.ts';
 import type { Logger } from '../../lib/log.ts';
 import type { TargetEventMessage } from '../../schemas/index.ts';
@@ -30,28 +32,8 @@ import type { RolledUp } from '../../domain/market/repositories/rollup-marks.ts'
 
 const MINUTE = 60_000;
 const HOUR = 3_600_000;
-export const WINDOW_MS = HOUR;
 export const MAX_CATCH_UP = 60;
-const STABLE_QUOTES = new Set(['USD', 'USDT', 'USDC', 'FDUSD', 'DAI']);
-
-/** The market session a target's `market_hours` names (`overnight` is the blue-ocean session). */
-const SESSION_OF: Record<TargetSession, Session> = {
-  'market-hours': 'market-hours',
-  'pre-market': 'pre-market',
-  'after-hours': 'after-hours',
-  overnight: 'blue-ocean',
-  'weekend-hours': 'weekend-hours',
-};
-const ALL_DAYS: SessionDay[] = (['last', 'this'] as const).flatMap((week) => [0, 1, 2, 3, 4, 5, 6].map((day) => ({ week, day })));
-
-/** The part of the window [minute - 60 min, minute) a target is evaluated over; empty outside its session. */
-export function windowOf(session: TargetSession | null, minute: number): Range[] {
-  const whole: Range = [minute - WINDOW_MS, minute];
-  if (!session) return [whole];
-  // This week's and last week's session intervals around the window, clipped to it.
-  const ranges = [...sessionRanges(SESSION_OF[session], ALL_DAYS, DEFAULT_SESSION_ZONE, minute), ...sessionRanges(SESSION_OF[session], ALL_DAYS, DEFAULT_SESSION_ZONE, minute + 7 * 24 * HOUR)];
-  return mergeRanges(ranges.map(([a, b]): Range => [Math.max(a, whole[0]), Math.min(b, whole[1])]).filter(([a, b]) => a < b));
-}
+const ALL_LEVELS = LEVELS_BPS.map((_, i) => i);
 
 export interface EventPublisher {
   publish(events: readonly TargetEventMessage[]): Promise<void>;
@@ -206,59 +188,27 @@ export class TargetEvaluator {
     return out;
   }
 
-  /** The 24-hour TWAP (mean minute mid over the whole hours before the minute) of the assets price-scaled targets follow. */
-  private async assetTwaps(targets: Target[], pairs: { exchange: string; pair: string; asset: string }[], minute: number): Promise<Map<string, number>> {
+  /** The 24-hour TWAP over the whole hours before the minute of the assets price-scaled targets follow. */
+  private async assetTwaps(targets: Target[], pairs: readonly Pair[], minute: number): Promise<Map<string, number>> {
     const wanted = new Set(targets.filter((t) => followsPrice(t) && t.scaling_source === 'asset_twap_24h').map((t) => t.asset));
     if (wanted.size === 0) return new Map();
-    // USD-quoted pairs only: their mids are USD prices (addendum section 7: the TWAP in USD).
-    const of = pairs.filter((p) => wanted.has(p.asset) && STABLE_QUOTES.has(p.pair.split('/')[1] ?? ''));
-    const assetOf = new Map(of.map((p) => [key(p.exchange, p.pair), p.asset]));
     const to = Math.floor(minute / HOUR) * HOUR;
-    const rows = await this.evaluations.mids(of as PairKey[], to - 24 * HOUR, to, await this.deps.rolledUp.through());
-    const sums = new Map<string, { s: number; n: number }>();
-    for (const r of rows) {
-      const a = assetOf.get(key(r.exchange, r.pair))!;
-      const x = sums.get(a) ?? { s: 0, n: 0 };
-      x.s += Number(r.mid_sum);
-      x.n += Number(r.minutes);
-      sums.set(a, x);
-    }
-    return new Map([...sums].filter(([, x]) => x.n > 0).map(([a, x]) => [a, x.s / x.n]));
+    return assetTwaps(this.deps.ch, wanted, pairs, to - ASSET_TWAP_MS, to, await this.deps.rolledUp.through());
   }
 }
 
-/** Each market maker's trusted values per pair: its wallets' means added together. */
-function trustedByOrganization(
-  trusted: { depth: { exchange: string; pair: string; wallet_id: number; minutes: number; bid_depth_sum: number[]; ask_depth_sum: number[] }[]; volume: { exchange: string; pair: string; wallet_id: number; fills: number; volume_usd: number; usd_fills: number }[] },
-  walletOrg: Map<number, string>,
-): Map<string, TrustedWindow> {
-  const out = new Map<string, TrustedWindow>();
-  const get = (wallet: number, exchange: string, pair: string) => {
-    const org = walletOrg.get(wallet);
-    if (org === undefined) return undefined;
-    const k = `${org}\u0000${key(exchange, pair)}`;
-    let v = out.get(k);
-    if (!v) {
-      v = { volume: null, bid: [], ask: [] };
-      out.set(k, v);
-    }
-    return v;
-  };
-  const add = (a: number | null | undefined, b: number) => (a === null || a === undefined ? b : a + b);
-  for (const d of trusted.depth) {
-    const v = get(d.wallet_id, d.exchange, d.pair);
-    if (!v || d.minutes === 0) continue;
-    v.bid = d.bid_depth_sum.map((x, i) => add(v.bid[i], x / d.minutes));
-    v.ask = d.ask_depth_sum.map((x, i) => add(v.ask[i], x / d.minutes));
-    v.volume ??= 0;
+/** Each market maker's trusted values per pair at every level, by organization and pair: its wallets together. */
+function trustedByOrganization(trusted: Awaited<ReturnType<EvaluationRepository['trusted']>>, walletOrg: Map<number, string>): Map<string, TrustedWindow> {
+  const wallets = new Map<string, Values[]>();
+  for (const w of walletValuesOf(trusted.depth, trusted.volume, ALL_LEVELS)) {
+    const org = walletOrg.get(w.wallet_id);
+    if (org === undefined) continue;
+    const k = `${org}\u0000${key(w.exchange, w.pair)}`;
+    const list = wallets.get(k);
+    if (list) list.push(w.values);
+    else wallets.set(k, [w.values]);
   }
-  for (const f of trusted.volume) {
-    const v = get(f.wallet_id, f.exchange, f.pair);
-    if (!v) continue;
-    if (f.fills > 0 && f.usd_fills === 0) continue;
-    v.volume = add(v.volume, f.volume_usd);
-  }
-  return out;
+  return new Map([...wallets].map(([k, v]) => [k, sumWallets(v)]));
 }
 
 /** targets.events through a producer, framed with the topic's registered schema, keyed by target. */

@@ -5,11 +5,11 @@ import { trade } from '../../domain/market/families/trade.ts';
 import { validateTrade, type TradeMessage } from '../../schemas/index.ts';
 import { marketConsumer, type ProcessorDeps } from '../market/consumer.ts';
 import type { WindowSpec } from '../market/windowed-pipeline.ts';
-import type { QuoteRates } from '../metrics/quote-rates.ts';
+import type { QuoteRates } from '../../domain/market/prices.ts';
 import type { BatchConsumer } from '../shell/batch-consumer.ts';
 import type { Accumulator } from '../shell/minute-windows.ts';
 import { ok } from '../shell/outcome.ts';
-import { marketVolume } from '../../domain/targets/values.ts';
+import { volume, vwap } from '../../domain/market/values.ts';
 
 export const TRADES_GROUP = 'processor.trades';
 
@@ -60,7 +60,7 @@ export function tradeSpec(rates: QuoteRates): WindowSpec<TradeMessage, Trade, Tr
 }
 
 /** What the event stream shows of a written trades minute (api/stream/): the volume as the market endpoints count it. */
-export const tradesStreamed = (r: TradeMinuteRow) => ({ source: 'trades' as const, volume: marketVolume(r), vwap: r.amount > 0 ? r.notional / r.amount : null, trades: r.trades });
+export const tradesStreamed = (r: TradeMinuteRow) => ({ source: 'trades' as const, volume: volume(r), vwap: vwap(r), trades: r.trades });
 
 export function tradesConsumer(kafka: Kafka, deps: ProcessorDeps, opts: { flushIntervalMs?: number } = {}): BatchConsumer {
   return marketConsumer(kafka, deps, { topic: 'md.trades', group: TRADES_GROUP, family: trade, spec: tradeSpec(deps.rates), streamed: tradesStreamed }, opts);

@@ -1,14 +1,12 @@
 // The target evaluator (addendum section 6) over books fed through Kafka: every status
 // transition, the `updates` history, one targets.events message per change, the evaluation
 // history endpoint, and restarts that neither skip nor repeat a minute. The evaluator runs
-// here with a clock of the test's own; the pure parts (status machine, session windows) are
-// checked on their own.
+// here with a clock of the test's own; the pure parts (status machine, session windows,
+// scaling) are in test/unit/targets.test.ts.
 import { expect } from 'chai';
-import { scaling } from '../../domain/targets/scaling.ts';
-import { TargetEvaluator, windowOf } from '../../processors/targets/evaluator.ts';
+import { TargetEvaluator } from '../../processors/targets/evaluator.ts';
 import { KafkaEventPublisher } from '../../processors/targets/evaluator.ts';
-import { changeDate, nextStanding } from '../../domain/targets/status.ts';
-import { TargetRepository, type Target } from '../../domain/targets/repository.ts';
+import { TargetRepository } from '../../domain/targets/repository.ts';
 import { ReferenceRepository } from '../../domain/reference/repository.ts';
 import { frameHeader } from '../../lib/schema-registry.ts';
 import { topicName } from '../../lib/kafka.ts';
@@ -18,50 +16,6 @@ import { testStack } from '../support/stack.ts';
 import { RolledUp, RollupMarks } from '../../domain/market/repositories/rollup-marks.ts';
 
 const MINUTE = 60_000;
-
-describe('target status machine and session windows', () => {
-  it('moves unchecked -> stable or alert, alert -> recovering -> stable after 3 met, recovering -> alert, and ignores no value', () => {
-    let s = nextStanding({ status: 'unchecked', streak: 0 }, true);
-    expect(s.status).to.equal('stable');
-    expect(nextStanding({ status: 'unchecked', streak: 0 }, false).status).to.equal('alert');
-    s = nextStanding(s, false);
-    expect(s.status).to.equal('alert');
-    s = nextStanding(s, true);
-    expect(s).to.deep.equal({ status: 'recovering', streak: 1 });
-    expect(nextStanding(s, false).status).to.equal('alert');
-    s = nextStanding(nextStanding(s, true), true);
-    expect(s.status).to.equal('stable');
-    expect(nextStanding(s, null)).to.equal(s);
-  });
-
-  it('limits a session target to the part of the trailing hour inside its session (New York time)', () => {
-    // Wednesday 2026-06-24 10:00 EDT = 14:00 UTC: market hours began at 09:30.
-    const t = Date.UTC(2026, 5, 24, 14, 0);
-    expect(windowOf(null, t)).to.deep.equal([[t - 3_600_000, t]]);
-    expect(windowOf('market-hours', t)).to.deep.equal([[Date.UTC(2026, 5, 24, 13, 30), t]]);
-    expect(windowOf('pre-market', t)).to.deep.equal([[t - 3_600_000, Date.UTC(2026, 5, 24, 13, 30)]]);
-    expect(windowOf('weekend-hours', t)).to.deep.equal([]);
-    // 21:00 EDT: the overnight (blue-ocean) session.
-    const night = Date.UTC(2026, 5, 25, 1, 0);
-    expect(windowOf('overnight', night)).to.deep.equal([[night - 3_600_000, night]]);
-  });
-
-  it('dates a status change when it was decided, never before the creation nor before the change it follows', () => {
-    const created = Date.UTC(2026, 5, 24, 22, 32, 10);
-    expect(changeDate(created + 5_000, created, [{ updated_at: created }])).to.equal(created + 5_000);
-    // A clock behind the one that made the target (or the evaluated minute's own time).
-    expect(changeDate(Date.UTC(2026, 5, 24, 22, 30), created, [{ updated_at: created }])).to.equal(created);
-    expect(changeDate(created + 1_000, created, [{ updated_at: created }, { updated_at: created + 9_000 }])).to.equal(created + 9_000);
-    expect(changeDate(created - 1, created, [])).to.equal(created);
-  });
-
-  it('scales the threshold by current / reference price in price mode', () => {
-    const t = { threshold: 100, scaling_enabled: true, scaling_mode: 'price', scaling_source: 'asset_twap_24h', scaling_reference_price: 50, asset: 'X', current_price: null } as unknown as Target;
-    expect(scaling(t, new Map([['X', 75]]))).to.deep.equal({ effective_threshold: 150, current_price: 75, scaling_factor: 1.5 });
-    expect(scaling({ ...t, scaling_mode: 'legacy' }, new Map([['X', 75]])).effective_threshold).to.equal(100);
-    expect(scaling({ ...t, scaling_source: 'manual' }, new Map()).scaling_factor).to.equal(1);
-  });
-});
 
 describe('target evaluator', function () {
   this.timeout(120_000);

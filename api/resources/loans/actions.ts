@@ -7,7 +7,7 @@ import type { Context } from 'koa';
 import { applyAction } from '../../../domain/loans/actions.ts';
 import { AGREEMENTS_LOCK } from '../../../domain/agreements/store.ts';
 import { LOAN_ACTIONS, loanRecord, START_TWAP_DAYS, type LoanAction } from '../../../domain/loans/loan.ts';
-import { assetTwap } from '../../../domain/loans/prices.ts';
+import { assetTwap } from '../../../domain/market/prices.ts';
 import { activateAwardTargets, awardTargetsDue } from '../../../domain/loans/award-targets.ts';
 import { principalOf } from '../../http/auth.ts';
 import { badRequest, forbidden, messageError } from '../../http/errors.ts';

@@ -6,7 +6,7 @@ import { pathId, type Handlers } from '../../http/contract.ts';
 import type { Context } from 'koa';
 import { AgreementStore } from '../../../domain/agreements/store.ts';
 import { loanOf, type Loan, type LoanRecord } from '../../../domain/loans/loan.ts';
-import { assetTwaps } from '../../../domain/loans/prices.ts';
+import { assetTwaps } from '../../../domain/market/prices.ts';
 import { evaluationCounts, kpiOf, kpiTargetsOf, valuationOf } from '../../../domain/loans/valuation.ts';
 import { loanAccess, type LoanAccess } from '../../../domain/loans/visibility.ts';
 import { TargetRepository } from '../../../domain/targets/repository.ts';

@@ -15,37 +15,23 @@ import { timeColumnNames, timestampOf } from '../../../domain/market/timestamps.
 import { INTERVALS, levelIndex, levelName } from '../../../domain/market/facts.ts';
 import { planBuckets, type Range } from '../../../domain/market/window.ts';
 import { REPORTED_INTERVALS, type ReportedInterval, type ReportedValuesOf } from '../../../domain/market-makers/metrics.ts';
+import { mean } from '../../../domain/market/values.ts';
+import {
+  coarsestReported,
+  compareBuckets,
+  DEFAULT_TOLERANCE_PCT,
+  differencePct,
+  overstated,
+  sumWallets,
+  trustedVolume,
+  type Compared,
+  type Values,
+} from '../../../domain/market-makers/values.ts';
 import { coveredMinutes } from '../../../domain/market-makers/reporting.ts';
 import type { Pair, Wallet } from '../../../domain/reference/repository.ts';
 import { validators } from '../market/schemas.ts';
 import { parseMmRequest, type MmRequest } from './request.ts';
 import type { MmHandler, MmServices } from './routes.ts';
-import { sumWallets, type Cell, type Values } from './values.ts';
-
-export const DEFAULT_TOLERANCE_PCT = 10;
-
-/** Differences below this share of the measurement are rounding (the two sides sum in other orders). */
-const ROUNDING = 1e-9;
-
-/** The report's difference from the measurement, in percent of it; null when the measurement is 0 or either is unknown. */
-export function differencePct(reported: number | null, trusted: number | null): number | null {
-  if (reported === null || trusted === null || trusted === 0) return null;
-  return (100 * (reported - trusted)) / trusted;
-}
-
-/** Whether the report exceeds the measurement by more than the tolerance (any report above a measured 0 does). */
-export function overstated(reported: number | null, trusted: number | null, tolerancePct: number): boolean {
-  if (reported === null || trusted === null) return false;
-  return reported > trusted * (1 + tolerancePct / 100) + Math.abs(trusted) * ROUNDING && reported > trusted;
-}
-
-/** One metric of a row: the two sides over the reported buckets both have, or null. */
-interface Compared {
-  reported: number | null;
-  trusted: number | null;
-  /** Whether both sides cover the same buckets (only then is a difference shown and judged). */
-  matched: boolean;
-}
 
 interface Row {
   maker: string;
@@ -108,13 +94,9 @@ async function reconcile(s: MmServices, req: MmRequest): Promise<Row[]> {
   const metricIds = ['volume/volume', ...names.map((l) => `depth/bid_${l}bps`), ...names.map((l) => `depth/ask_${l}bps`)];
   const keys = [...req.makers].flatMap(([organization, m]) => m.pairs.map((p) => ({ organization, exchange: p.exchange, pair: p.pair })));
   if (keys.length === 0) return [];
-  let buckets = await s.metrics.reportedBuckets({ keys, metrics: metricIds, ranges: w.ranges, interval: w.interval, zone: w.zone });
+  const read = await s.metrics.reportedBuckets({ keys, metrics: metricIds, ranges: w.ranges, interval: w.interval, zone: w.zone });
   // With `a`, each market maker's coarsest interval reported in the window, as the summary.
-  if (w.interval === 'a') {
-    const best = new Map<string, number>();
-    for (const r of buckets) best.set(key(r.organization, r.exchange, r.pair), Math.min(best.get(key(r.organization, r.exchange, r.pair)) ?? Infinity, REPORTED_INTERVALS.indexOf(r.interval)));
-    buckets = buckets.filter((r) => best.get(key(r.organization, r.exchange, r.pair)) === REPORTED_INTERVALS.indexOf(r.interval));
-  }
+  const buckets = w.interval === 'a' ? coarsestReported(read) : read;
   const latenessMs = s.deps.config.latenessMs;
   const covered = buckets.flatMap((r) => {
     const range = coveredMinutes(r.interval, r.start, r.pushedAt, latenessMs);
@@ -130,10 +112,10 @@ async function reconcile(s: MmServices, req: MmRequest): Promise<Row[]> {
   for (const { r, range } of covered) {
     const pair = pairs.get(key(r.exchange, r.pair));
     if (!pair || !req.makers.get(r.organization)?.pairs.includes(pair)) continue;
-    const own: Cell['trusted'] = [];
+    const own: Values[] = [];
     for (const wallet of walletsOf.get(r.organization) ?? []) {
       const t = trusted.get(key(r.interval, range[0], range[1], wallet.id, r.exchange, r.pair));
-      if (t) own.push({ wallet, values: { volume: t.volume, bid: at.map((i) => t.bid[i] ?? null), ask: at.map((i) => t.ask[i] ?? null) } });
+      if (t) own.push({ volume: t.volume, bid: at.map((i) => t.bid[i] ?? null), ask: at.map((i) => t.ask[i] ?? null) });
     }
     if (own.length === 0) continue;
     const k = key(r.organization, r.exchange, r.pair, r.b);
@@ -145,23 +127,19 @@ async function reconcile(s: MmServices, req: MmRequest): Promise<Row[]> {
     c.both.push({ reported: r, trusted: sumWallets(own) });
   }
 
-  const mean = (xs: number[]) => xs.reduce((a, x) => a + x, 0) / xs.length;
-  const sum = (xs: number[]) => xs.reduce((a, x) => a + x, 0);
-  const compare = (c: { both: { reported: ReportedValuesOf; trusted: Values }[] }, id: string, side: (v: Values) => number | null, combine: (xs: number[]) => number): Compared => {
-    const reportedOnly = c.both.flatMap((x) => (x.reported.values.has(id) ? [x.reported.values.get(id)!] : []));
-    const trustedOnly = c.both.flatMap((x) => (side(x.trusted) === null ? [] : [side(x.trusted)!]));
-    const both = c.both.filter((x) => x.reported.values.has(id) && side(x.trusted) !== null);
-    if (both.length > 0) return { reported: combine(both.map((x) => x.reported.values.get(id)!)), trusted: combine(both.map((x) => side(x.trusted)!)), matched: true };
-    return { reported: reportedOnly.length > 0 ? combine(reportedOnly) : null, trusted: trustedOnly.length > 0 ? combine(trustedOnly) : null, matched: false };
-  };
+  const compare = (c: { both: { reported: ReportedValuesOf; trusted: Values }[] }, id: string, side: (v: Values) => number | null, combine: 'sum' | 'mean'): Compared =>
+    compareBuckets(
+      c.both.map((x) => ({ reported: x.reported.values.get(id) ?? null, trusted: side(x.trusted) })),
+      combine,
+    );
   const rows: Row[] = [...cells.values()].map((c) => ({
     maker: c.maker,
     pair: c.pair,
     b: c.b,
     metrics: [
-      ['volume', compare(c, 'volume/volume', (v) => v.volume, sum)],
-      ...names.map((l, i): [string, Compared] => [`bid_${l}bps`, compare(c, `depth/bid_${l}bps`, (v) => v.bid[i]!, mean)]),
-      ...names.map((l, i): [string, Compared] => [`ask_${l}bps`, compare(c, `depth/ask_${l}bps`, (v) => v.ask[i]!, mean)]),
+      ['volume', compare(c, 'volume/volume', (v) => v.volume, 'sum')],
+      ...names.map((l, i): [string, Compared] => [`bid_${l}bps`, compare(c, `depth/bid_${l}bps`, (v) => v.bid[i]!, 'mean')]),
+      ...names.map((l, i): [string, Compared] => [`ask_${l}bps`, compare(c, `depth/ask_${l}bps`, (v) => v.ask[i]!, 'mean')]),
     ],
   }));
   return rows.sort(
@@ -187,7 +165,6 @@ async function trustedOver(s: MmServices, req: MmRequest, wanted: { interval: Re
   const out = new Map<string, Measured>();
   const wallets = [...req.wallets.keys()];
   if (wallets.length === 0) return out;
-  const div = (a: number | undefined, n: number) => (a !== undefined && n > 0 ? a / n : null);
   for (const interval of REPORTED_INTERVALS) {
     // Per bucket start: the distinct ends wanted, and the pairs wanting each.
     const ends = new Map<number, Map<number, Set<string>>>();
@@ -223,11 +200,10 @@ async function trustedOver(s: MmServices, req: MmRequest, wanted: { interval: Re
       };
       for (const d of depth) {
         const m = slot(d.wallet_id, d.exchange, d.pair, d.b);
-        m.bid = d.bid_depth_sum.map((x) => div(x, d.minutes));
-        m.ask = d.ask_depth_sum.map((x) => div(x, d.minutes));
+        m.bid = d.bid_depth_sum.map((x) => mean(x, d.minutes));
+        m.ask = d.ask_depth_sum.map((x) => mean(x, d.minutes));
       }
-      // Volume as the other endpoints: 0 with orders but no fill, null when no fill had a USD rate.
-      for (const v of volume) slot(v.wallet_id, v.exchange, v.pair, v.b).volume = v.fills === 0 ? 0 : v.usd_fills > 0 ? v.volume_usd : null;
+      for (const v of volume) slot(v.wallet_id, v.exchange, v.pair, v.b).volume = trustedVolume(v);
     }
   }
   return out;

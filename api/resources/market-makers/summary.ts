@@ -16,7 +16,8 @@ import { validators } from '../market/schemas.ts';
 import { INTERVALS } from '../../../domain/market/facts.ts';
 import { parseMmRequest, type MmRequest } from './request.ts';
 import type { MmHandler, MmServices } from './routes.ts';
-import { coverage, depthNames, readValues, type Cell, type Values, type Want } from './values.ts';
+import { coverage, shownValues, type Values } from '../../../domain/market-makers/values.ts';
+import { depthNames, readValues, type Cell, type Want } from './values.ts';
 
 const WANT: Want = { trustedDepth: true, trustedVolume: true, reported: 'untrusted', market: true };
 
@@ -88,8 +89,7 @@ function rowsOf(c: Cell, whole: Values | undefined, levels: number): Scalar[][] 
     for (let i = 0; i < levels; i++) r.push(coverage(values.ask[i]!, whole?.ask[i]));
     return r;
   };
-  if (c.trusted.length > 0) return c.trusted.map((t) => row(t.values, t.wallet));
-  return c.reported ? [row(c.reported, undefined)] : [];
+  return shownValues(c.trusted, c.reported).map((x) => row(x.values, x.wallet));
 }
 
 /** A value as JSON.stringify writes it (a number that is not finite as null). */

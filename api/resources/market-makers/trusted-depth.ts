@@ -7,7 +7,8 @@ import { INTERVALS } from '../../../domain/market/facts.ts';
 import { validators } from '../market/schemas.ts';
 import { parseMmRequest } from './request.ts';
 import type { MmHandler } from './routes.ts';
-import { depthNames, readValues, sumWallets } from './values.ts';
+import { sumWallets } from '../../../domain/market-makers/values.ts';
+import { depthNames, readValues } from './values.ts';
 
 export const trustedDepth: MmHandler = (s) => async (ctx, raw) => {
   const out = wantsCsv(ctx);
@@ -20,7 +21,7 @@ export const trustedDepth: MmHandler = (s) => async (ctx, raw) => {
     // A bucket of fills only has no depth to show.
     const withDepth = c.trusted.filter((t) => t.values.bid.some((v) => v !== null) || t.values.ask.some((v) => v !== null));
     if (withDepth.length === 0) continue;
-    const v = sumWallets(withDepth);
+    const v = sumWallets(withDepth.map((t) => t.values));
     const r: Record<string, unknown> = {
       organization: presentOrganization(req.makers.get(c.maker)!.organization),
       asset: c.pair.asset,

@@ -1,22 +1,19 @@
 // The values behind the market-maker endpoints, per market maker, pair and bucket: each
 // wallet's trusted values, the organization's reported ones, and the whole market's for
-// coverage (addendum section 4). The endpoints shape rows from these.
+// coverage, read for the caller's window and computed by the domain's rules
+// (domain/market-makers/values.ts, domain/market/values.ts). The endpoints shape rows from these.
 import { DateTime } from 'luxon';
 import { levelIndex, levelName } from '../../../domain/market/facts.ts';
+import { depth, volume as marketVolume } from '../../../domain/market/values.ts';
 import type { BookPartial, TradePartial } from '../../../domain/market/families/index.ts';
 import type { PartialsRepository } from '../../../domain/market/repositories/partials.ts';
 import type { MarketQuery } from '../../../domain/market/repositories/stored-rows.ts';
-import { REPORTED_INTERVALS, type MarketMakerMetrics, type ReportedBucket } from '../../../domain/market-makers/metrics.ts';
+import type { MarketMakerMetrics } from '../../../domain/market-makers/metrics.ts';
+import { coarsestReported, reportedValues, walletValuesOf, type Values } from '../../../domain/market-makers/values.ts';
 import type { Pair, Wallet } from '../../../domain/reference/repository.ts';
-import { volume as marketVolume } from '../market/rows.ts';
 import type { MmRequest } from './request.ts';
 
-/** Volume and depth at the requested levels (null where unknown). */
-export interface Values {
-  volume: number | null;
-  bid: (number | null)[];
-  ask: (number | null)[];
-}
+export type { Values };
 
 export interface Cell {
   maker: string;
@@ -37,7 +34,6 @@ export interface MmValues {
 }
 
 const key = (...parts: (string | number)[]) => parts.join('\u0000');
-const div = (a: number | undefined, n: number) => (a !== undefined && n > 0 ? a / n : null);
 
 export interface Sources {
   metrics: MarketMakerMetrics;
@@ -89,28 +85,11 @@ export async function readValues(src: Sources, req: MmRequest, want: Want): Prom
   const seen = new Map([...req.makers].map(([slug, m]) => [slug, new Set(m.pairs.map((p) => key(p.exchange, p.pair)))]));
   const visible = (maker: string, exchange: string, pair: string) => seen.get(maker)?.has(key(exchange, pair)) ?? false;
 
-  // Trusted, per wallet: depth means over minutes with orders; volume the fills' USD sum
-  // (0 with orders but no fill; null when no fill had a USD rate).
-  const byWallet = new Map<string, Values>();
-  for (const d of trusted.depth) {
-    byWallet.set(key(d.wallet_id, d.exchange, d.pair, d.b), {
-      volume: 0,
-      bid: at.map((i) => div(d.bid_depth_sum[i], d.minutes)),
-      ask: at.map((i) => div(d.ask_depth_sum[i], d.minutes)),
-    });
-  }
-  for (const v of trusted.volume) {
-    const k = key(v.wallet_id, v.exchange, v.pair, v.b);
-    const values = byWallet.get(k) ?? { volume: 0, bid: at.map(() => null), ask: at.map(() => null) };
-    values.volume = v.fills === 0 ? 0 : v.usd_fills > 0 ? v.volume_usd : null;
-    byWallet.set(k, values);
-  }
-  for (const [k, values] of byWallet) {
-    const [walletId, exchange, pairName, b] = k.split('\u0000') as [string, string, string, string];
-    const wallet = req.wallets.get(Number(walletId));
-    const pair = pairs.get(key(exchange, pairName));
-    if (!wallet || !pair || !visible(wallet.organization, exchange, pairName)) continue;
-    cellOf(wallet.organization, pair, Number(b)).trusted.push({ wallet, values });
+  for (const t of walletValuesOf(trusted.depth, trusted.volume, at)) {
+    const wallet = req.wallets.get(t.wallet_id);
+    const pair = pairs.get(key(t.exchange, t.pair));
+    if (!wallet || !pair || !visible(wallet.organization, t.exchange, t.pair)) continue;
+    cellOf(wallet.organization, pair, t.b).trusted.push({ wallet, values: t.values });
   }
 
   // The summary shows a reported row only in a bucket without trusted values: it reads
@@ -122,16 +101,7 @@ export async function readValues(src: Sources, req: MmRequest, want: Want): Prom
     reported = await readReported(allKeys.filter((k) => buckets.some((b) => !cells.has(key(k.organization, k.exchange, k.pair, b)))));
   }
 
-  // Reported: with `a`, each market maker's coarsest interval that has values in the window.
-  let chosen = reported;
-  if (w.interval === 'a') {
-    const best = new Map<string, number>();
-    for (const r of reported) {
-      const k = key(r.organization, r.exchange, r.pair);
-      best.set(k, Math.min(best.get(k) ?? Infinity, REPORTED_INTERVALS.indexOf(r.interval)));
-    }
-    chosen = reported.filter((r) => best.get(key(r.organization, r.exchange, r.pair)) === REPORTED_INTERVALS.indexOf(r.interval));
-  }
+  const chosen = w.interval === 'a' ? coarsestReported(reported) : reported;
   for (const r of chosen) {
     const pair = pairs.get(key(r.exchange, r.pair));
     if (!pair || !visible(r.organization, r.exchange, r.pair)) continue;
@@ -145,8 +115,8 @@ export async function readValues(src: Sources, req: MmRequest, want: Want): Prom
   for (const bk of books) {
     market.set(key(bk.exchange, bk.pair, bk.b), {
       volume: marketVolume(tradeOf.get(key(bk.exchange, bk.pair, bk.b))),
-      bid: at.map((i) => div(bk.bid_depth_sum[i], bk.depth_minutes)),
-      ask: at.map((i) => div(bk.ask_depth_sum[i], bk.depth_minutes)),
+      bid: at.map((i) => depth(bk, 'bid', i)),
+      ask: at.map((i) => depth(bk, 'ask', i)),
     });
   }
   for (const t of trades) {
@@ -160,35 +130,6 @@ export async function readValues(src: Sources, req: MmRequest, want: Want): Prom
   );
   for (const c of order) c.trusted.sort((x, y) => x.wallet.number - y.wallet.number || x.wallet.id - y.wallet.id);
   return { cells: order, market: (pair, b) => market.get(key(pair.exchange, pair.pair, b)) };
-}
-
-/** Volume is a sum over the bucket's reported values; depth their mean. */
-function reportedValues(r: ReportedBucket, names: string[]): Values {
-  const mean = (m: string) => div(r.sums.get(m), r.counts.get(m) ?? 0);
-  return {
-    volume: r.sums.get('volume/volume') ?? null,
-    bid: names.map((l) => mean(`depth/bid_${l}bps`)),
-    ask: names.map((l) => mean(`depth/ask_${l}bps`)),
-  };
-}
-
-/** The trusted values of a market maker's wallets together (sums; null only when every wallet's is). */
-export function sumWallets(trusted: Cell['trusted']): Values {
-  const add = (a: number | null, b: number | null) => (a === null ? b : b === null ? a : a + b);
-  const first = trusted[0]!.values;
-  const out: Values = { volume: first.volume, bid: [...first.bid], ask: [...first.ask] };
-  for (const t of trusted.slice(1)) {
-    out.volume = add(out.volume, t.values.volume);
-    out.bid = out.bid.map((v, i) => add(v, t.values.bid[i]!));
-    out.ask = out.ask.map((v, i) => add(v, t.values.ask[i]!));
-  }
-  return out;
-}
-
-/** 100 x the market maker's value / the whole market's, at most 100; null when either is unknown or the market had nothing. */
-export function coverage(value: number | null, whole: number | null | undefined): number | null {
-  if (value === null || whole === null || whole === undefined || whole <= 0) return null;
-  return Math.min(100, (100 * value) / whole);
 }
 
 /** The bucket starts (epoch s) of a window of fixed buckets, in its zone. */

@@ -6,7 +6,8 @@ import { withInterval } from '../../../domain/market/window.ts';
 import { badRequest } from '../../http/errors.ts';
 import { sendRows, wantsCsv } from '../../http/csv.ts';
 import { MAX_ASSETS, assetsOf, levelsOf, parseRequest } from './params.ts';
-import { blankRow, depthColumnNames, depthColumnsWriter, derivatives, priceChange, tick, volume, type Row } from './rows.ts';
+import { derivatives, priceChange, tick, volume } from '../../../domain/market/values.ts';
+import { blankRow, depthColumnNames, depthColumnsWriter, type Row } from './rows.ts';
 import { validators, type Problems } from './schemas.ts';
 import { pairsOf, pairsWithData, type MarketHandler, type MarketServices } from './services.ts';
 

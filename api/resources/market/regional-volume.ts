@@ -7,7 +7,8 @@ import { timeColumnNames, timestampOf } from '../../../domain/market/timestamps.
 import { badRequest } from '../../http/errors.ts';
 import { sendRows, wantsCsv } from '../../http/csv.ts';
 import { assetsOf, parseRequest } from './params.ts';
-import { volume, type Row } from './rows.ts';
+import { volume } from '../../../domain/market/values.ts';
+import type { Row } from './rows.ts';
 import { validators } from './schemas.ts';
 import { pairsOf, type MarketHandler, type MarketServices } from './services.ts';
 

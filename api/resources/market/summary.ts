@@ -4,7 +4,8 @@ import { badRequest } from '../../http/errors.ts';
 import { sendRows, wantsCsv } from '../../http/csv.ts';
 import { presentExchange } from '../../presenters.ts';
 import { assetsOf, levelsOf, parseRequest } from './params.ts';
-import { blankRow, depthColumnNames, depthColumnsWriter, derivatives, tick, twap, volume, vwap, type Row } from './rows.ts';
+import { derivatives, tick, twap, volume, vwap } from '../../../domain/market/values.ts';
+import { blankRow, depthColumnNames, depthColumnsWriter, type Row } from './rows.ts';
 import { validators } from './schemas.ts';
 import { pairsOf, pairsWithData, type MarketHandler, type MarketServices } from './services.ts';
 

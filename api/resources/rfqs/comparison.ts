@@ -2,7 +2,7 @@
 // stored, with its cost, the intrinsic value of its options at today's price (the asset's
 // 24-hour TWAP), whether it meets each requirement, and its market maker's measured track
 // record (read once per market maker of the page).
-import { assetTwap } from '../../../domain/loans/prices.ts';
+import { assetTwap } from '../../../domain/market/prices.ts';
 import type { Organization } from '../../../domain/reference/repository.ts';
 import { scopeOf } from '../../../domain/reference/visibility.ts';
 import { costOf, optionValueOf, requirementsMet } from '../../../domain/rfq/comparison.ts';

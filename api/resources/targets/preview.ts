@@ -5,6 +5,7 @@
 import type { Context } from 'koa';
 import { defaultDirection, isTargetMetric } from '../../../domain/targets/facts.ts';
 import { definitionOf, type Target, type TargetDefinition } from '../../../domain/targets/repository.ts';
+import { scaledThreshold } from '../../../domain/targets/scaling.ts';
 import { scopeOf } from '../../../domain/reference/visibility.ts';
 import type { BodyOf } from '../../http/contract.ts';
 import { badRequest, forbidden, type FieldErrors } from '../../http/errors.ts';
@@ -158,7 +159,7 @@ export function previewTargets(s: TargetServices) {
         action: 'modified',
         existing_id: before.id,
         before: shown(before, before.effective_threshold),
-        after: shown(target, target.threshold * before.scaling_factor),
+        after: shown(target, scaledThreshold(target.threshold, before.scaling_factor)),
         changed_fields: changed,
         used_default_fallback: fallback,
       });

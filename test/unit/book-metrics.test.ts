@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { bookMetrics, bookMetricsArrays, type BookMetrics } from '../../processors/metrics/book.ts';
 import { LEVELS_BPS, SLIPPAGE_SIZES_USD, levelName } from '../../domain/market/facts.ts';
-import { QuoteRates } from '../../processors/metrics/quote-rates.ts';
+import { QuoteRates } from '../../domain/market/prices.ts';
 import { BookMinute } from '../../processors/orderbook/minute.ts';
 import type { Level } from '../../schemas/index.ts';
 

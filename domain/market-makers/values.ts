@@ -1,0 +1,160 @@
+// A market maker's values (addendum section 4), as every reader takes them: the
+// market-maker endpoints, the reconciliation, the target evaluator and the RFQ track record.
+// Trusted values per wallet (depth the mean over its minutes with orders, volume the USD sum
+// of its fills), a market maker's wallets added together, trusted values shown instead of
+// reported ones, a bucket's reported values, coverage of the whole market, and whether a
+// report overstates what was measured.
+import { mean } from '../market/values.ts';
+import { REPORTED_INTERVALS, type ReportedInterval } from './metrics.ts';
+
+/** Volume and depth at some levels (null where unknown). */
+export interface Values {
+  volume: number | null;
+  bid: (number | null)[];
+  ask: (number | null)[];
+}
+
+/** A wallet's trusted depth aggregates over a bucket or window (the trusted-depth family). */
+export interface TrustedDepthSums {
+  minutes: number;
+  bid_depth_sum: number[];
+  ask_depth_sum: number[];
+}
+
+/** A wallet's trusted volume aggregates over a bucket or window (the trusted-volume family). */
+export interface TrustedVolumeSums {
+  fills: number;
+  volume_usd: number;
+  /** Fills with a USD rate: none means volume is unknown. */
+  usd_fills: number;
+}
+
+/** A wallet's trusted volume: 0 without fills, null when no fill had a USD rate. */
+export function trustedVolume(v: TrustedVolumeSums | undefined): number | null {
+  if (!v || v.fills === 0) return 0;
+  return v.usd_fills > 0 ? v.volume_usd : null;
+}
+
+/** A wallet's trusted values at the levels of index `at`: depth the mean over its minutes with orders (null without), volume as trustedVolume. */
+export function walletValues(d: TrustedDepthSums | undefined, v: TrustedVolumeSums | undefined, at: readonly number[]): Values {
+  return {
+    volume: trustedVolume(v),
+    bid: at.map((i) => (d ? mean(d.bid_depth_sum[i], d.minutes) : null)),
+    ask: at.map((i) => (d ? mean(d.ask_depth_sum[i], d.minutes) : null)),
+  };
+}
+
+interface WalletKey {
+  wallet_id: number;
+  exchange: string;
+  pair: string;
+  /** Bucket start, when the rows are bucketed. */
+  b?: number;
+}
+
+/** Each wallet's values per pair (and bucket) from its depth and volume rows. */
+export function walletValuesOf(
+  depth: readonly (WalletKey & TrustedDepthSums)[],
+  volume: readonly (WalletKey & TrustedVolumeSums)[],
+  at: readonly number[],
+): (Required<WalletKey> & { values: Values })[] {
+  const k = (r: WalletKey) => `${r.wallet_id}\u0000${r.exchange}\u0000${r.pair}\u0000${r.b ?? 0}`;
+  const found = new Map<string, { key: Required<WalletKey>; d?: TrustedDepthSums; v?: TrustedVolumeSums }>();
+  const slot = (r: WalletKey) => {
+    let x = found.get(k(r));
+    if (!x) found.set(k(r), (x = { key: { wallet_id: r.wallet_id, exchange: r.exchange, pair: r.pair, b: r.b ?? 0 } }));
+    return x;
+  };
+  for (const d of depth) slot(d).d = d;
+  for (const v of volume) slot(v).v = v;
+  return [...found.values()].map((x) => ({ ...x.key, values: walletValues(x.d, x.v, at) }));
+}
+
+/** A market maker's wallets together: sums, null only where every wallet's value is. */
+export function sumWallets(wallets: readonly Values[]): Values {
+  const add = (a: number | null, b: number | null) => (a === null ? b : b === null ? a : a + b);
+  const first = wallets[0]!;
+  const out: Values = { volume: first.volume, bid: [...first.bid], ask: [...first.ask] };
+  for (const w of wallets.slice(1)) {
+    out.volume = add(out.volume, w.volume);
+    out.bid = out.bid.map((v, i) => add(v, w.bid[i] ?? null));
+    out.ask = out.ask.map((v, i) => add(v, w.ask[i] ?? null));
+  }
+  return out;
+}
+
+/**
+ * What a bucket shows for a market maker: trusted values replace reported ones, one row per
+ * wallet with trusted values; without any, the reported values; else nothing.
+ */
+export function shownValues<W>(trusted: readonly { wallet: W; values: Values }[], reported: Values | undefined): { wallet: W | undefined; values: Values }[] {
+  if (trusted.length > 0) return trusted.map((t) => ({ wallet: t.wallet, values: t.values }));
+  return reported ? [{ wallet: undefined, values: reported }] : [];
+}
+
+/** A bucket's reported values at the levels named (`2`, `2_5`, ...): volume the sum of the reports, depth their mean. */
+export function reportedValues(r: { sums: ReadonlyMap<string, number>; counts: ReadonlyMap<string, number> }, levelNames: readonly string[]): Values {
+  const avg = (m: string) => mean(r.sums.get(m), r.counts.get(m) ?? 0);
+  return {
+    volume: r.sums.get('volume/volume') ?? null,
+    bid: levelNames.map((l) => avg(`depth/bid_${l}bps`)),
+    ask: levelNames.map((l) => avg(`depth/ask_${l}bps`)),
+  };
+}
+
+/** Over a window read as one bucket (`a`): each market maker's values of the coarsest interval it reported on the pair. */
+export function coarsestReported<R extends { organization: string; exchange: string; pair: string; interval: ReportedInterval }>(rows: readonly R[]): R[] {
+  const k = (r: R) => `${r.organization}\u0000${r.exchange}\u0000${r.pair}`;
+  const best = new Map<string, number>();
+  for (const r of rows) best.set(k(r), Math.min(best.get(k(r)) ?? Infinity, REPORTED_INTERVALS.indexOf(r.interval)));
+  return rows.filter((r) => best.get(k(r)) === REPORTED_INTERVALS.indexOf(r.interval));
+}
+
+/** 100 x the market maker's value / the whole market's, at most 100; null when either is unknown or the market had nothing. */
+export function coverage(value: number | null, whole: number | null | undefined): number | null {
+  if (value === null || whole === null || whole === undefined || whole <= 0) return null;
+  return Math.min(100, (100 * value) / whole);
+}
+
+/** A report counts as overstated above the measurement by more than this, unless the caller asks another. */
+export const DEFAULT_TOLERANCE_PCT = 10;
+
+/** Differences below this share of the measurement are rounding (the two sides sum in other orders). */
+const ROUNDING = 1e-9;
+
+/** The report's difference from the measurement, in percent of it; null when the measurement is 0 or either is unknown. */
+export function differencePct(reported: number | null, trusted: number | null): number | null {
+  if (reported === null || trusted === null || trusted === 0) return null;
+  return (100 * (reported - trusted)) / trusted;
+}
+
+/** Whether the report exceeds the measurement by more than the tolerance (any report above a measured 0 does). */
+export function overstated(reported: number | null, trusted: number | null, tolerancePct: number = DEFAULT_TOLERANCE_PCT): boolean {
+  if (reported === null || trusted === null) return false;
+  return reported > trusted * (1 + tolerancePct / 100) + Math.abs(trusted) * ROUNDING && reported > trusted;
+}
+
+/** One metric compared over several reported buckets. */
+export interface Compared {
+  reported: number | null;
+  trusted: number | null;
+  /** Whether both sides cover the same buckets (only then is a difference shown and judged). */
+  matched: boolean;
+}
+
+/**
+ * One metric over several reported buckets, each with the trusted value of the minutes its
+ * report covers: the two sides combined (volume summed, depth averaged) over the buckets
+ * both have; when no bucket has both, each side over its own buckets, unmatched.
+ */
+export function compareBuckets(both: readonly { reported: number | null; trusted: number | null }[], combine: 'sum' | 'mean'): Compared {
+  const f = (xs: number[]) => {
+    const s = xs.reduce((a, x) => a + x, 0);
+    return combine === 'sum' ? s : s / xs.length;
+  };
+  const pairs = both.filter((x): x is { reported: number; trusted: number } => x.reported !== null && x.trusted !== null);
+  if (pairs.length > 0) return { reported: f(pairs.map((x) => x.reported)), trusted: f(pairs.map((x) => x.trusted)), matched: true };
+  const reported = both.flatMap((x) => (x.reported === null ? [] : [x.reported]));
+  const trusted = both.flatMap((x) => (x.trusted === null ? [] : [x.trusted]));
+  return { reported: reported.length > 0 ? f(reported) : null, trusted: trusted.length > 0 ? f(trusted) : null, matched: false };
+}
