@@ -17,6 +17,8 @@ const COMMANDS = {
   replay: ['ingest/replay.ts'],
   'ops:replay': ['ops/cli/replay-topic.ts'],
   test: ['node_modules/mocha/bin/mocha.js'],
+  // The pure tests: no stack, so neither .mocharc.cjs (whose hooks start it) nor system packages.
+  'test:unit': ['node_modules/mocha/bin/mocha.js', '--no-config', '--node-option', 'import=tsx', '--timeout', '10000', 'test/unit/**/*.test.ts'],
   'test:node': ['ops/node-versions.mjs'],
   'bench:ingest': ['bench/ingest.ts'],
   'bench:api': ['bench/api.ts'],
@@ -28,9 +30,12 @@ const COMMANDS = {
   'bench:insert': ['bench/insert-encoding.ts'],
   'bench:windows': ['bench/minute-windows.ts'],
   'bench:web': ['bench/web.ts'],
+  'bench:stream': ['bench/stream.ts'],
 };
 // Commands that drive Debian's Chromium (the web app's browser tests, its benchmark).
 const BROWSER_COMMANDS = new Set(['test', 'demo', 'bench:web']);
+// Commands that run no part of the stack, so need none of the system packages.
+const PURE_COMMANDS = new Set(['test:unit']);
 
 function has(cmd) {
   return spawnSync('sh', ['-c', `command -v ${cmd}`], { stdio: 'ignore' }).status === 0;
@@ -45,6 +50,7 @@ function run(cmd, args, opts = {}) {
 }
 
 function ensureSystemPackages() {
+  if (PURE_COMMANDS.has(name)) return;
   // What the stack runs besides Node: a JRE and Maven for Kafka, redis-server for Redis,
   // Chromium for the commands that drive a browser.
   const wanted = [

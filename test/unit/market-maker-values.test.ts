@@ -1,0 +1,100 @@
+// A market maker's values (domain/market-makers/values.ts): trusted values per wallet and
+// together, trusted over reported, reported buckets, coverage, and the overstatement rule
+// the reconciliation and the RFQ track record share.
+import { expect } from 'chai';
+import {
+  coarsestReported,
+  compareBuckets,
+  coverage,
+  DEFAULT_TOLERANCE_PCT,
+  differencePct,
+  overstated,
+  reportedValues,
+  shownValues,
+  sumWallets,
+  trustedVolume,
+  walletValuesOf,
+} from '../../domain/market-makers/values.ts';
+
+describe('market-maker values (domain/market-makers/values.ts)', () => {
+  it("a wallet's volume: 0 without fills, the fills' USD sum, null when no fill had a USD rate", () => {
+    expect(trustedVolume(undefined)).to.equal(0);
+    expect(trustedVolume({ fills: 0, volume_usd: 0, usd_fills: 0 })).to.equal(0);
+    expect(trustedVolume({ fills: 3, volume_usd: 90, usd_fills: 2 })).to.equal(90);
+    expect(trustedVolume({ fills: 3, volume_usd: 0, usd_fills: 0 })).to.equal(null);
+  });
+
+  it("a wallet's depth: the mean over its minutes with orders; a wallet of fills only has none", () => {
+    const key = { exchange: 'x', pair: 'A/USDT', b: 60 };
+    const found = walletValuesOf(
+      [{ ...key, wallet_id: 1, minutes: 4, bid_depth_sum: [400, 800], ask_depth_sum: [40, 80] }],
+      [
+        { ...key, wallet_id: 1, fills: 2, volume_usd: 30, usd_fills: 2 },
+        { ...key, wallet_id: 2, fills: 1, volume_usd: 5, usd_fills: 1 },
+      ],
+      [1],
+    );
+    expect(found).to.deep.equal([
+      { ...key, wallet_id: 1, values: { volume: 30, bid: [200], ask: [20] } },
+      { ...key, wallet_id: 2, values: { volume: 5, bid: [null], ask: [null] } },
+    ]);
+  });
+
+  it("a market maker's wallets together: sums, null only where every wallet's is", () => {
+    expect(
+      sumWallets([
+        { volume: 10, bid: [1, null], ask: [null, null] },
+        { volume: null, bid: [2, 3], ask: [null, null] },
+      ]),
+    ).to.deep.equal({ volume: 10, bid: [3, 3], ask: [null, null] });
+  });
+
+  it('shows trusted values, one row per wallet, instead of reported ones', () => {
+    const reported = { volume: 99, bid: [], ask: [] };
+    const trusted = [{ wallet: 7, values: { volume: 1, bid: [], ask: [] } }];
+    expect(shownValues(trusted, reported)).to.deep.equal([{ wallet: 7, values: trusted[0]!.values }]);
+    expect(shownValues([], reported)).to.deep.equal([{ wallet: undefined, values: reported }]);
+    expect(shownValues([], undefined)).to.deep.equal([]);
+  });
+
+  it("a bucket's reported values: volume the sum, depth the mean", () => {
+    const r = { sums: new Map([['volume/volume', 30], ['depth/bid_2bps', 300]]), counts: new Map([['volume/volume', 3], ['depth/bid_2bps', 2]]) };
+    expect(reportedValues(r, ['2'])).to.deep.equal({ volume: 30, bid: [150], ask: [null] });
+  });
+
+  it("over one bucket (`a`), each market maker's coarsest reported interval on the pair", () => {
+    const row = (organization: string, interval: '1d' | '1h' | '5m') => ({ organization, exchange: 'x', pair: 'A/USDT', interval });
+    const rows = [row('m1', '5m'), row('m1', '1h'), row('m1', '1h'), row('m2', '5m')];
+    expect(coarsestReported(rows)).to.deep.equal([row('m1', '1h'), row('m1', '1h'), row('m2', '5m')]);
+  });
+
+  it('coverage: 100 x own / whole, at most 100, null without a market', () => {
+    expect(coverage(25, 100)).to.equal(25);
+    expect(coverage(300, 100)).to.equal(100);
+    expect(coverage(25, 0)).to.equal(null);
+    expect(coverage(null, 100)).to.equal(null);
+    expect(coverage(25, undefined)).to.equal(null);
+  });
+
+  it('a report is overstated above the measurement by more than the tolerance; rounding is not', () => {
+    expect(DEFAULT_TOLERANCE_PCT).to.equal(10);
+    expect(overstated(110, 100)).to.equal(false);
+    expect(overstated(110.01, 100)).to.equal(true);
+    expect(overstated(130, 100, 50)).to.equal(false);
+    // Any report above a measured 0.
+    expect(overstated(1, 0)).to.equal(true);
+    expect(overstated(0, 0)).to.equal(false);
+    // The two sides summed in other orders.
+    expect(overstated(0.1 + 0.2, 0.3, 0)).to.equal(false);
+    expect(overstated(null, 100)).to.equal(false);
+    expect(differencePct(120, 100)).to.equal(20);
+    expect(differencePct(1, 0)).to.equal(null);
+  });
+
+  it('compares several reported buckets over those both sides have, else each side alone and unmatched', () => {
+    expect(compareBuckets([{ reported: 10, trusted: 8 }, { reported: 30, trusted: null }, { reported: 20, trusted: 12 }], 'sum')).to.deep.equal({ reported: 30, trusted: 20, matched: true });
+    expect(compareBuckets([{ reported: 10, trusted: 8 }, { reported: 20, trusted: 12 }], 'mean')).to.deep.equal({ reported: 15, trusted: 10, matched: true });
+    expect(compareBuckets([{ reported: 10, trusted: null }, { reported: null, trusted: 4 }], 'sum')).to.deep.equal({ reported: 10, trusted: 4, matched: false });
+    expect(compareBuckets([], 'mean')).to.deep.equal({ reported: null, trusted: null, matched: false });
+  });
+});
