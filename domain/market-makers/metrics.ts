@@ -58,6 +58,9 @@ export interface ReportedBucket {
   counts: Map<string, number>;
 }
 
+/** A reported row's interval (an Enum8 of 5m, 1h, 1d) in seconds, in SQL. */
+const REPORTED_SECONDS_SQL = "multiIf(`interval` = '5m', 300, `interval` = '1h', 3600, 86400)";
+
 export class MarketMakerMetrics {
   constructor(private readonly ch: ClickHouse) {}
 
@@ -120,7 +123,9 @@ export class MarketMakerMetrics {
     const ranges = q.ranges.map((r, i) => {
       params[`f${i}`] = Math.floor(r[0] / 1000);
       params[`t${i}`] = Math.ceil(r[1] / 1000);
-      return `(timestamp >= toDateTime({f${i}:UInt32}, 'UTC') AND timestamp < toDateTime({t${i}:UInt32}, 'UTC'))`;
+      // A reported bucket that began before the range but reaches into it counts (a daily
+      // report over a window of an hour), as the summary's buckets do.
+      return `(timestamp >= toDateTime({f${i}:UInt32}, 'UTC') - INTERVAL 1 DAY AND timestamp + toIntervalSecond(${REPORTED_SECONDS_SQL}) > toDateTime({f${i}:UInt32}, 'UTC') AND timestamp < toDateTime({t${i}:UInt32}, 'UTC'))`;
     });
     const bucket = q.interval === 'a' ? '0' : bucketOf(q.interval);
     const rows = await this.ch.query<{
