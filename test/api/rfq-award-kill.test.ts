@@ -26,7 +26,7 @@ describe('an RFQ award killed mid-way', function () {
   });
 
   const signIn = async (c: Child, email: string) => (await call<{ token: string }>('POST', '/v1/login/', { baseUrl: c.url, json: { email, password: w.password } })).body.token;
-  const kpis = (round: number) => [`depth/bid_${round}bps`, `depth/ask_${round}bps`, `uptime/depth/bid_${round}bps`].map((metric) => ({ metric, exchange: w.ex, threshold: 100 * round }));
+  const kpis = (round: number) => [`depth/bid_${round}bps`, `depth/ask_${round}bps`, `uptime/depth/bid_${round}bps`].map((metric) => ({ metric, exchange: w.ex, threshold: metric.startsWith('uptime/') ? round : 100 * round }));
 
   /** A change; after a kill it may wait for the lock the killed service held (429 until it lapses). */
   async function change(method: string, path: string, opts: Parameters<typeof call>[2]) {
