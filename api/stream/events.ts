@@ -37,6 +37,8 @@ export interface MinuteEvent extends Base {
   message: MinuteEventMessage;
   /** Its data per set of levels, for the few sets subscribers share. */
   rendered?: Map<string, string>;
+  /** Its data's fields but the levels, as text without the closing brace. */
+  head?: string;
 }
 
 export interface TargetEvent extends Base {
@@ -74,28 +76,33 @@ export function minuteData(e: MinuteEvent, levels: readonly number[], levelsKey:
   const key = m.source === 'trades' ? '' : levelsKey;
   const hit = e.rendered?.get(key);
   if (hit !== undefined) return hit;
-  const data: Record<string, unknown> = { exchange: e.exchange, pair: e.pair, asset: e.asset, timestamp: new Date(m.minute).toISOString(), source: m.source };
+  // The fields every subscriber gets, once; then the levels of this one, as text.
+  if (e.head === undefined) {
+    const data: Record<string, unknown> = { exchange: e.exchange, pair: e.pair, asset: e.asset, timestamp: new Date(m.minute).toISOString(), source: m.source };
+    if (m.source === 'book') {
+      data.mid = m.mid ?? null;
+      data.spread_bps = m.spread_bps ?? null;
+    } else {
+      data.volume = m.volume ?? null;
+      data.vwap = m.vwap ?? null;
+      data.trades = m.trades ?? 0;
+    }
+    e.head = JSON.stringify(data).slice(0, -1);
+  }
+  let text = e.head;
   if (m.source === 'book') {
-    data.mid = m.mid ?? null;
-    data.spread_bps = m.spread_bps ?? null;
     for (const side of ['bid', 'ask'] as const) {
       const depth = side === 'bid' ? m.bid_depth : m.ask_depth;
-      for (const l of levels) {
-        const v = depth?.[LEVEL_INDEX.get(l)!];
-        data[`${side}_${levelName(l)}bps`] = v ?? null;
-      }
+      for (const l of levels) text += `,"${side}_${levelName(l)}bps":${numberText(depth?.[LEVEL_INDEX.get(l)!])}`;
     }
-  } else {
-    data.volume = m.volume ?? null;
-    data.vwap = m.vwap ?? null;
-    data.trades = m.trades ?? 0;
   }
-  data.written_at = new Date(m.written_at).toISOString();
-  const text = JSON.stringify(data);
+  text += `,"written_at":"${new Date(m.written_at).toISOString()}"}`;
   e.rendered ??= new Map();
   if (e.rendered.size < RENDERED_SETS) e.rendered.set(key, text);
   return text;
 }
+
+const numberText = (v: number | undefined): string => (v === undefined || !Number.isFinite(v) ? 'null' : String(v));
 
 export function targetData(m: TargetEventMessage): string {
   return JSON.stringify({

@@ -38,6 +38,12 @@ import { changedFields, frame, minuteData, targetData, type HubEvent } from './e
 /** The topics of the stream, in the order of the layout. */
 export const STREAM_TOPICS = ['market.minutes', 'targets.events', 'loans.events', 'rfq.events'] as const satisfies readonly BaseTopic[];
 
+/** A subscriber to more pairs' minutes than this is asked for every minute rather than indexed by pair. */
+const INDEXED_PAIRS = 256;
+
+/** Frames a subscriber gathers before they are written without waiting for the flush. */
+const MAX_PENDING = 256;
+
 /** Messages read between two turns of the event loop. */
 const YIELD_EVERY = 256;
 
@@ -86,6 +92,13 @@ class Subscriber {
   closed = false;
   /** Whether its cursor may be ahead of the hub's position (it resumed from a process further on). */
   ahead = true;
+  /** Frames given since the last flush (hub.scheduleFlush). */
+  pending: string[] = [];
+  /**
+   * Caught up, keeping up, not ahead: then only the events it may get need touch it (the
+   * hub's minute index), and its place jumps to each of them; otherwise it walks the ring.
+   */
+  live = false;
   constructor(
     readonly io: SubscriberOptions,
     public audience: Audience,
@@ -127,6 +140,12 @@ export class StreamHub {
   private groupId = '';
   private timers: NodeJS.Timeout[] = [];
   private rechecking = false;
+  private toFlush: Subscriber[] = [];
+  /** Subscribers that walk the ring (not live), and where the live ones wait for minutes: by pair, or for every pair. */
+  private readonly walking = new Set<Subscriber>();
+  private readonly byPair = new Map<string, Set<Subscriber>>();
+  private readonly everyPair = new Set<Subscriber>();
+  private flushing = false;
   private readonly store: AgreementStore;
   /** The last version seen of each agreement record, to say what a change changed. */
   private readonly lastVersions = new Map<string, { version: number; status: string; record: Record<string, unknown> }>();
@@ -230,13 +249,18 @@ export class StreamHub {
       attached = resume === undefined ? { kind: 'live', id: encode(this.layout, fresh) } : { kind: 'reset', id: encode(this.layout, fresh) };
     }
     sub.liveFrom = this.nextSeq;
+    // A new subscriber sees only events after the hub's position; one resuming walks older
+    // ones, whose positions may be behind its cursor (idFor clears `ahead` once they are not).
+    if (attached.kind !== 'resumed') sub.ahead = !notAhead(sub.cursor, this.position);
     this.subscribers.add(sub);
+    this.walking.add(sub);
+    this.index(sub);
     return {
       attached,
       start: () => this.pump(sub),
       detach: () => {
         sub.closed = true;
-        this.subscribers.delete(sub);
+        this.forget(sub);
       },
     };
   }
@@ -256,13 +280,51 @@ export class StreamHub {
       sub.cursor[e.tp] = e.offset + 1;
       if (!reaches(sub.audience, e, now)) continue;
       const data = e.type === 'minute' ? minuteData(e, sub.audience.levels, sub.audience.levelsKey) : e.data;
-      if (!sub.io.write(frame(e.type, this.idFor(sub, e), data))) {
-        sub.waiting = true;
-        sub.io.onDrain(() => {
-          sub.waiting = false;
-          this.pump(sub);
-        });
+      sub.pending.push(frame(e.type, this.idFor(sub, e), data));
+      if (sub.pending.length === 1) this.toFlush.push(sub);
+      // A subscriber resuming takes the ring in pieces: the socket is asked between them.
+      if (sub.pending.length >= MAX_PENDING) {
+        this.flushOne(sub);
+        if (sub.waiting) return;
       }
+    }
+    if (!sub.live && !sub.waiting && !sub.ahead) {
+      sub.live = true;
+      this.walking.delete(sub);
+    }
+    this.scheduleFlush();
+  }
+
+  /**
+   * What pump gave each subscriber since the last turn of the event loop goes in one write:
+   * a minute's close is hundreds of events, and a write per event and subscriber would be
+   * most of the stream's cost.
+   */
+  private scheduleFlush(): void {
+    if (this.flushing || this.toFlush.length === 0) return;
+    this.flushing = true;
+    setImmediate(() => {
+      this.flushing = false;
+      const subs = this.toFlush;
+      this.toFlush = [];
+      for (const s of subs) this.flushOne(s);
+    });
+  }
+
+  private flushOne(sub: Subscriber): void {
+    if (sub.pending.length === 0) return;
+    const text = sub.pending.length === 1 ? sub.pending[0]! : sub.pending.join('');
+    sub.pending = [];
+    if (sub.closed) return;
+    if (!sub.io.write(text) && !sub.waiting) {
+      sub.waiting = true;
+      // Its place is right: it walks the ring again from there.
+      sub.live = false;
+      this.walking.add(sub);
+      sub.io.onDrain(() => {
+        sub.waiting = false;
+        this.pump(sub);
+      });
     }
   }
 
@@ -274,19 +336,69 @@ export class StreamHub {
 
   private reset(sub: Subscriber, reason: string): void {
     if (sub.closed) return;
-    sub.io.write(frame('reset', undefined, JSON.stringify({ reason })));
+    sub.pending.push(frame('reset', undefined, JSON.stringify({ reason })));
+    sub.io.write(sub.pending.join(''));
+    sub.pending = [];
     this.close(sub);
   }
 
   private close(sub: Subscriber): void {
     if (sub.closed) return;
     sub.closed = true;
-    this.subscribers.delete(sub);
+    this.forget(sub);
     sub.io.end();
   }
 
+  private forget(sub: Subscriber): void {
+    this.subscribers.delete(sub);
+    this.walking.delete(sub);
+    this.unindex(sub);
+  }
+
+  private index(sub: Subscriber): void {
+    const a = sub.audience;
+    if (!a.types.has('minute')) return;
+    if (a.minutePairs.size > INDEXED_PAIRS) {
+      this.everyPair.add(sub);
+      return;
+    }
+    for (const k of a.minutePairs) {
+      let set = this.byPair.get(k);
+      if (!set) this.byPair.set(k, (set = new Set()));
+      set.add(sub);
+    }
+  }
+
+  private unindex(sub: Subscriber): void {
+    this.everyPair.delete(sub);
+    for (const k of sub.audience.minutePairs) {
+      const set = this.byPair.get(k);
+      if (set?.delete(sub) && set.size === 0) this.byPair.delete(k);
+    }
+  }
+
+  /** After an event is added to the ring: the subscribers it may concern. */
+  private fanOut(e: HubEvent): void {
+    for (const s of this.walking) this.pump(s);
+    if (e.type !== 'minute') {
+      for (const s of this.subscribers) if (s.live) this.pumpLive(s, e);
+      return;
+    }
+    for (const s of this.everyPair) if (s.live) this.pumpLive(s, e);
+    const set = this.byPair.get(e.pairKey);
+    if (set) for (const s of set) if (s.live) this.pumpLive(s, e);
+  }
+
+  /** A live subscriber skips the events it could not get (none was for it) straight to this one. */
+  private pumpLive(sub: Subscriber, e: HubEvent): void {
+    // It may have walked to it already, having caught up on this very event.
+    if (sub.nextSeq > e.seq) return;
+    sub.nextSeq = e.seq;
+    this.pump(sub);
+  }
+
   private heartbeat(): void {
-    for (const s of this.subscribers) if (!s.waiting) s.io.write(': keep-alive\n\n');
+    for (const s of this.subscribers) if (!s.waiting && s.pending.length === 0) s.io.write(': keep-alive\n\n');
   }
 
   private async recheck(): Promise<void> {
@@ -300,7 +412,11 @@ export class StreamHub {
             const r = await s.io.check(memo);
             if (s.closed) return;
             if (r.kind === 'end') this.close(s);
-            else if (r.kind === 'audience') s.audience = r.audience;
+            else if (r.kind === 'audience') {
+              this.unindex(s);
+              s.audience = r.audience;
+              this.index(s);
+            }
           } catch (e) {
             // Access that cannot be checked is not assumed: the stream ends, the client reconnects.
             this.deps.log.warn('stream access check failed', { err: e as Error });
@@ -333,7 +449,7 @@ export class StreamHub {
     this.ring.push(event);
     this.nextSeq++;
     this.evict();
-    for (const s of this.subscribers) this.pump(s);
+    this.fanOut(event);
   }
 
   private topicOf(tp: number): number {

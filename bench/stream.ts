@@ -1,0 +1,234 @@
+// npm run bench:stream — the event stream (api/stream/): 1,000 subscribers on one API
+// process, each with filters of its own (a staff user or a project member; one to ten
+// assets, or all of them; one to four depth levels), while the service ingests a live feed
+// like bench:ingest's freshness run (every pair sends a book once a second, current times).
+// Measured:
+//   - memory per idle subscriber: the API process's heap after a full collection, with the
+//     subscribers connected and nothing sent, against before they connected;
+//   - from a minute's write (its `written_at`, taken by the processor once ClickHouse
+//     acknowledged the write) to each subscriber's receipt of its `minute` event, p50 / p99
+//     / max over every receipt.
+// The subscribers are read in a worker thread of the benchmark's process, so reading them
+// does not take the API's event loop; the clocks are the same machine's.
+import v8 from 'node:v8';
+import vm from 'node:vm';
+import { Worker } from 'node:worker_threads';
+import { Redis } from 'ioredis';
+import { createKafka, createProducer, topicName } from '../lib/kafka.ts';
+import { deleteSubjects } from '../lib/schema-registry.ts';
+import { startService } from '../ops/service.ts';
+import { ORDERBOOK_GROUP } from '../processors/orderbook/processor.ts';
+import { TRADES_GROUP } from '../processors/trades/processor.ts';
+import { DERIVATIVES_GROUP } from '../processors/derivatives/processor.ts';
+import { LEVELS_BPS } from '../domain/market/facts.ts';
+import { BookGenerator, benchWorld, check, deleteTopicsAndGroups, flags, fmtInt, fmtMs, percentile, positiveInt, printTable, say, sleep, startRun, until, type BenchRun, type Figure } from './common.ts';
+
+const NAME = 'bench:stream';
+const opt = flags(
+  NAME,
+  {
+    subscribers: { default: '1000', help: 'open streams on the one API process' },
+    pairs: { default: '300', help: 'pairs of the live feed, each sending a book once a second' },
+    minutes: { default: '2', help: 'minutes of receipts measured' },
+    lateness: { default: '5', help: 'LATENESS_SECONDS of the processors' },
+  },
+  "a minute's write to each of 1,000 subscribers' receipt, and memory per idle subscriber, while ingesting",
+);
+const SUBSCRIBERS = positiveInt('subscribers', opt.subscribers);
+const PAIRS = positiveInt('pairs', opt.pairs);
+const MINUTES = positiveInt('minutes', opt.minutes);
+const LATENESS_S = positiveInt('lateness', opt.lateness);
+const GOAL_P99_MS = 1_000;
+
+// The subscribers' reader: plain JavaScript, evaluated in a worker thread.
+const CLIENTS = `
+const { parentPort } = require('node:worker_threads');
+const http = require('node:http');
+const agent = new http.Agent({ keepAlive: false, maxSockets: Infinity });
+const latencies = [];
+let open = 0, ended = 0, resets = 0, events = 0;
+parentPort.on('message', (m) => {
+  if (m.kind === 'open') for (const s of m.streams) connect(s);
+  if (m.kind === 'report') parentPort.postMessage({ kind: 'report', open, ended, resets, events, latencies: latencies.splice(0) });
+});
+function connect(s) {
+  const req = http.get(s.url, { agent, headers: { Authorization: s.authorization, Accept: 'text/event-stream' } }, (res) => {
+    if (res.statusCode !== 200) { ended++; res.resume(); return; }
+    open++;
+    res.setEncoding('utf8');
+    let buf = '';
+    res.on('data', (chunk) => {
+      const at = Date.now();
+      buf += chunk;
+      let start = 0;
+      for (let cut = buf.indexOf('\\n\\n'); cut >= 0; cut = buf.indexOf('\\n\\n', start)) {
+        const block = buf.slice(start, cut);
+        start = cut + 2;
+        if (block.startsWith('event: reset')) resets++;
+        if (!block.startsWith('event: minute')) continue;
+        events++;
+        const i = block.indexOf('data: ');
+        const d = JSON.parse(block.slice(i + 6));
+        latencies.push(at - Date.parse(d.written_at));
+      }
+      buf = buf.slice(start);
+    });
+    res.on('close', () => { open--; ended++; });
+  });
+  req.on('error', () => { ended++; });
+}
+parentPort.postMessage({ kind: 'ready' });
+`;
+
+interface Report {
+  open: number;
+  ended: number;
+  resets: number;
+  events: number;
+  latencies: number[];
+}
+
+function fullGc(): () => void {
+  v8.setFlagsFromString('--expose-gc');
+  return vm.runInNewContext('gc') as () => void;
+}
+
+async function heapAfterGc(gc: () => void): Promise<number> {
+  for (let i = 0; i < 3; i++) {
+    gc();
+    await sleep(100);
+  }
+  return process.memoryUsage().heapUsed;
+}
+
+async function main(r: BenchRun): Promise<Figure[]> {
+  const { config, log, runId } = r;
+  const redisPrefix = `mmbench:${runId}:`;
+  const kafka = createKafka(config, 'mm-bench-stream', log.child('kafka'));
+  r.onCleanup(() => deleteTopicsAndGroups(kafka, config, [ORDERBOOK_GROUP, TRADES_GROUP, DERIVATIVES_GROUP].map((g) => config.topicPrefix + g)));
+  r.onCleanup(() => dropRedisKeys(config.redisUrl, redisPrefix));
+  const gc = fullGc();
+
+  say(NAME, `starting the service (API + processors, lateness ${LATENESS_S} s)...`);
+  const service = await startService(config, log, { redisPrefix, evaluateTargets: false });
+  r.onCleanup(() => deleteSubjects(service.registry, config));
+  r.onCleanup(() => service.stop());
+  const world = benchWorld({ pairs: PAIRS, exchangePrefix: 'streamx' });
+  const member = { email: 'bench-member@bench.example', username: 'bench-member', password: 'bench-member-password', is_staff: false, organizations: ['bench-project'] };
+  await service.deps.loadFixture({ ...world.fixture, users: [...(world.fixture.users ?? []), member] });
+  const tokenOf = async (email: string) => {
+    const u = await service.deps.users.byEmail(email);
+    return (await service.deps.tokens.issue(u!.id, false)).token;
+  };
+  const tokens = [await tokenOf(world.staff.email), await tokenOf(member.email)];
+  const assets = [...new Set(world.pairs.map((p) => p.asset))];
+
+  // Each subscriber its own filters, drawn from a fixed seed.
+  let seed = 17;
+  const rnd = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
+  const pick = <T>(xs: readonly T[], n: number) => [...new Set(Array.from({ length: n }, () => xs[Math.floor(rnd() * xs.length)]!))];
+  const streams = Array.from({ length: SUBSCRIBERS }, (_, i) => {
+    const q = new URLSearchParams({ events: 'minute', bps: pick(LEVELS_BPS, 1 + Math.floor(rnd() * 4)).join(',') });
+    if (i % 10 !== 0) q.set('assets', pick(assets, 1 + Math.floor(rnd() * 10)).join(','));
+    return { url: `${service.api.url}/v2/stream/?${q}`, authorization: `Token ${tokens[i % 2]}` };
+  });
+
+  const worker = new Worker(CLIENTS, { eval: true });
+  r.onCleanup(async () => {
+    await worker.terminate();
+  });
+  const inbox: Report[] = [];
+  await new Promise<void>((resolve) => worker.once('message', () => resolve()));
+  worker.on('message', (m: { kind: string } & Report) => void (m.kind === 'report' && inbox.push(m)));
+  const report = async (): Promise<Report> => {
+    const n = inbox.length;
+    worker.postMessage({ kind: 'report' });
+    await until(async () => inbox.length > n, 10_000, 20);
+    return inbox.at(-1)!;
+  };
+
+  const before = await heapAfterGc(gc);
+  const rssBefore = process.memoryUsage().rss;
+  worker.postMessage({ kind: 'open', streams });
+  const opened = await until(async () => service.deps.stream!.stats().subscribers >= SUBSCRIBERS, 120_000, 200);
+  if (!opened) throw new Error(`only ${service.deps.stream!.stats().subscribers} of ${SUBSCRIBERS} streams opened`);
+  await sleep(2_000);
+  const after = await heapAfterGc(gc);
+  const rssAfter = process.memoryUsage().rss;
+  say(NAME, `${fmtInt(SUBSCRIBERS)} streams open; heap ${fmtInt((after - before) / 1024)} KiB more, RSS ${fmtInt((rssAfter - rssBefore) / 1024)} KiB more`);
+
+  // The feed, as bench:ingest's freshness run: every pair once a second, current times.
+  const producer = createProducer(kafka);
+  await producer.connect();
+  r.onCleanup(() => producer.disconnect());
+  const books = new BookGenerator(world.pairs, 20);
+  const topic = topicName(config, 'md.orderbook');
+  let feeding = true;
+  const feed = (async () => {
+    while (feeding) {
+      const t0 = Date.now();
+      await producer.send({ topic, acks: -1, messages: world.pairs.map((p, i) => ({ key: `${p.exchange}:${p.pair}`, value: JSON.stringify(books.book(i, Date.now())) })) });
+      await sleep(Math.max(0, 1_000 - (Date.now() - t0)));
+    }
+  })();
+  r.onCleanup(async () => {
+    feeding = false;
+    await feed.catch(() => undefined);
+  });
+  // The first whole minute of the feed, then MINUTES of them, each written after its lateness.
+  const firstMinute = Math.ceil(Date.now() / 60_000) * 60_000;
+  const done = firstMinute + MINUTES * 60_000 + LATENESS_S * 1000 + 15_000;
+  say(NAME, `feeding ${fmtInt(PAIRS)} pairs once a second; measuring the minutes from ${new Date(firstMinute).toISOString()} until ~${new Date(done).toISOString().slice(11, 19)}...`);
+  await report(); // drops whatever came before (nothing should)
+  const samples: number[] = [];
+  let events = 0;
+  while (Date.now() < done) {
+    await sleep(5_000);
+    const rep = await report();
+    samples.push(...rep.latencies);
+    events += rep.latencies.length;
+    say(NAME, `  ${fmtInt(rep.open)} open, ${fmtInt(rep.ended)} ended, ${fmtInt(rep.resets)} resets; ${fmtInt(events)} receipts so far`);
+  }
+  feeding = false;
+  await feed;
+  const last = await report();
+  samples.push(...last.latencies);
+
+  const perSub = (after - before) / SUBSCRIBERS;
+  return [
+    { figure: `${fmtInt(SUBSCRIBERS)} subscribers, ${fmtInt(PAIRS)} pairs: a minute's write to each subscriber's receipt, p50 / p99 / max of ${fmtInt(samples.length)} receipts`, value: `${fmtMs(percentile(samples, 50))} / ${fmtMs(percentile(samples, 99))} / ${fmtMs(Math.max(...samples))}`, goal: `p99 < ${GOAL_P99_MS / 1000} s`, result: samples.length > 0 ? check(percentile(samples, 99) < GOAL_P99_MS) : 'MISS' },
+    { figure: 'memory per idle subscriber: API heap after a full collection', value: `${fmtInt(perSub / 1024)} KiB (${fmtInt(perSub)} bytes)`, goal: '—', result: 'info' },
+    { figure: 'memory per idle subscriber: the process RSS (heap, sockets\' buffers, the reader thread)', value: `${fmtInt((rssAfter - rssBefore) / SUBSCRIBERS / 1024)} KiB`, goal: '—', result: 'info' },
+    { figure: 'streams ended or reset during the run', value: `${fmtInt(last.ended)} ended, ${fmtInt(last.resets)} resets`, goal: '0', result: check(last.ended === 0 && last.resets === 0) },
+  ];
+}
+
+/** The service's keys under this run's prefix. */
+async function dropRedisKeys(url: string, prefix: string): Promise<void> {
+  const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1 });
+  redis.on('error', () => {});
+  try {
+    await redis.connect();
+    let cursor = '0';
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
+      cursor = next;
+      if (keys.length > 0) await redis.del(...keys);
+    } while (cursor !== '0');
+  } finally {
+    redis.disconnect();
+  }
+}
+
+// Last, so every constant above is initialised before the run starts.
+const run = await startRun(NAME, { LATENESS_SECONDS: String(LATENESS_S) });
+try {
+  const figures = await main(run);
+  printTable(`bench:stream — ${new Date().toISOString()}`, figures);
+} catch (e) {
+  say(NAME, `failed: ${(e as Error).stack ?? String(e)}`);
+  process.exitCode = 1;
+} finally {
+  await run.cleanup();
+}
+process.exit(process.exitCode ?? 0);
