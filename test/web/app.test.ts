@@ -2,8 +2,9 @@
 // factors), the views render, values read from the page equal what the API answers for the
 // same parameters, a role does not see what the API hides from it, CSV downloads are the
 // API's, lists go to the API as one comma-separated value, a passkey is added and signs in
-// (Chromium's virtual authenticator), no console errors, no serious or critical axe-core
-// violations. Screenshots go to docs/screenshots/ (the README shows them).
+// (Chromium's virtual authenticator), an open view follows a change through the live stream,
+// a target is created through the preview and the batch, no console errors, no serious or
+// critical axe-core violations. Screenshots go to docs/screenshots/ (the README shows them).
 import { expect } from 'chai';
 import fs from 'node:fs';
 import net from 'node:net';
@@ -327,6 +328,80 @@ describe('web app (/app/) in Chromium', function () {
     expect(new URL((await filtered).url()).searchParams.getAll('types')).to.deep.equal(['mm']);
     // The API's answer for the filter: the mm target alone.
     await page.getByRole('region', { name: /^Unchecked \(1\)/ }).getByRole('button', { name: /depth\/bid_2bps/ }).waitFor();
+    await context.close();
+  });
+
+  it('follows the data: a target changed through the API appears in the open Targets view without a reload, through the live stream', async () => {
+    const { context, page } = await newPage(browser, problems);
+    await signIn(page, base, w.users.owner.email, w.password);
+    const token = (await page.evaluate(() => sessionStorage.getItem('mm-metrics.token')))!;
+    const opened = page.waitForResponse((r) => r.url().includes('/v2/stream/tickets/') && r.request().method() === 'GET' && new URL(r.url()).searchParams.get('events') === 'target,minute');
+    await page.getByRole('link', { name: 'Targets' }).click();
+    // The stream is opened with a single-use ticket in its path, never with the token.
+    const stream = await opened;
+    expect(stream.status()).to.equal(200);
+    expect(new URL(stream.url()).pathname).to.match(/^\/v2\/stream\/tickets\/[A-Za-z0-9_-]{43}\/$/);
+    expect(stream.url()).to.not.include(token);
+    await page.getByText('Live', { exact: true }).waitFor();
+    const card = (threshold: string) => page.getByRole('region', { name: /^Unchecked/ }).getByRole('button', { name: new RegExp(`${w.asset} ${w.ex} ${spot.replace('/', '\\/')} volume/volume.* ${threshold}$`) });
+    await card('1,000').waitFor();
+    // A new ticket would mean the stream failed, and while it is down the views refresh every
+    // 15 s: with none asked, the change below can only come through the stream.
+    let tickets = 0;
+    page.on('request', (r) => {
+      if (r.method() === 'POST' && r.url().endsWith('/v2/stream/tickets/')) tickets += 1;
+    });
+
+    // The threshold changed through the API (a batch replaces the target: a new id) ...
+    const changed = await call('POST', '/v2/organizations/targets/batch/', {
+      token,
+      json: { delete_ids: [made.target], create_targets: [{ organization: w.project, asset: w.asset, exchange: w.ex, pair: spot, metric: 'volume/volume', threshold: 1234 }] },
+    });
+    expect(changed.status, changed.text).to.equal(201);
+    made.target = changed.body[0].id;
+    // ... and its status change, as the evaluator publishes it (the test stack runs none): the
+    // batch itself publishes no stream event.
+    const { kafka, config } = testStack();
+    const producer = kafka.producer();
+    await producer.connect();
+    await producer.send({
+      topic: topicName(config, 'targets.events'),
+      messages: [{ key: String(made.target), value: JSON.stringify({
+        event_id: `web-${w.tag}-${made.target}`, target_id: made.target, type: 'gb', organization: w.project, asset: w.asset, exchange: w.ex, pair: spot,
+        metric: 'volume/volume', market_hours: null, previous_status: 'unchecked', status: 'alert', value: 10, effective_threshold: 1234, direction: 'above',
+        minute: new Date(Math.floor(Date.now() / 60_000) * 60_000).toISOString(), telegram_notifications: false,
+      }) }],
+    });
+    await producer.disconnect();
+    await card('1,234').waitFor();
+    expect(await card('1,000').count()).to.equal(0);
+    expect(tickets).to.equal(0);
+    await context.close();
+  });
+
+  it('creates a target through the preview (shown as added) and the batch; the API lists it', async () => {
+    const { context, page } = await newPage(browser, problems);
+    await signIn(page, base, w.users.owner.email, w.password);
+    const token = (await page.evaluate(() => sessionStorage.getItem('mm-metrics.token')))!;
+    await page.goto(`${base}/app/targets`);
+    const panel = page.getByRole('region', { name: 'New target' });
+    await panel.getByLabel(/^Pair/).selectOption(`${w.ex2} ${spot2}`);
+    await panel.getByLabel(/^Metric/).selectOption('spread/spread_bps');
+    await panel.getByLabel(/^Threshold/).fill('25');
+    await panel.getByRole('button', { name: 'Preview the new target' }).click();
+    await panel.getByText('Added 1, modified 0, removed 0.').waitFor();
+    expect((await panel.getByRole('list', { name: 'Changes' }).getByRole('listitem').allTextContents()).map((t) => t.trim())).to.deep.equal([`added: ${w.asset} ${w.ex2} ${spot2} spread/spread_bps`]);
+    // Nothing is saved by the preview.
+    const spreadTargets = async () =>
+      ((await call('GET', `/v2/organizations/targets/?metrics=spread/spread_bps&target_organizations=${w.project}`, { token })).body as { exchange: string; pair: string; threshold: number; direction: string }[]);
+    expect(await spreadTargets()).to.deep.equal([]);
+    await panel.getByRole('button', { name: 'Save' }).click();
+    await panel.getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
+    const listed = await spreadTargets();
+    expect(listed.map((t) => [t.exchange, t.pair, t.threshold, t.direction])).to.deep.equal([[w.ex2, spot2, 25, 'below']]);
+    // The board asks again and shows it.
+    await page.getByRole('region', { name: /^Unchecked/ }).getByRole('button', { name: new RegExp(`${w.asset} ${w.ex2} ${spot2.replace('/', '\\/')} spread/spread_bps`) }).waitFor();
+    expect(await axeViolations(page)).to.deep.equal([]);
     await context.close();
   });
 

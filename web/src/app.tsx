@@ -1,6 +1,7 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { lazy, Suspense, useEffect, useRef, type ReactNode } from 'react';
 import { api, unwrap } from './api/client';
+import { useFollow, useLiveState, type Follow } from './api/live';
 import { session, useSession } from './api/session';
 import { navigate, useLocation } from './router';
 import { MarketsView } from './views/markets/markets-view';
@@ -13,14 +14,28 @@ const LoansView = lazy(() => import('./views/loans/loans-view'));
 const RfqView = lazy(() => import('./views/rfq/rfq-view'));
 const AccountView = lazy(() => import('./views/account/account-view'));
 
-const VIEWS: { path: string; title: string; render: () => ReactNode }[] = [
-  { path: 'markets', title: 'Markets', render: () => <MarketsView /> },
-  { path: 'market-makers', title: 'Market makers', render: () => <MarketMakersView /> },
-  { path: 'targets', title: 'Targets', render: () => <TargetsView /> },
-  { path: 'loans', title: 'Loans', render: () => <LoansView /> },
-  { path: 'rfq', title: 'RFQ', render: () => <RfqView /> },
+/** Market data's queries: what a new minute changes. */
+const MARKET_KEYS = ['summary', 'uptime/spread', 'uptime/depth', 'volume/regional', 'leaderboard'];
+
+/**
+ * The views, and what each follows on the live stream (api/live.ts): the event types it
+ * shows, narrowed to the asset it shows when it shows one, and the queries (by the first
+ * part of their key) each type refreshes. The Account view follows nothing.
+ */
+const VIEWS: { path: string; title: string; render: () => ReactNode; follow?: (q: URLSearchParams) => Follow }[] = [
+  { path: 'markets', title: 'Markets', render: () => <MarketsView />, follow: (q) => ({ events: ['minute'], assets: oneOf(q.get('asset')), refresh: { minute: MARKET_KEYS } }) },
+  { path: 'market-makers', title: 'Market makers', render: () => <MarketMakersView />, follow: () => ({ events: ['minute'], refresh: { minute: ['reconciliation', 'mm-summary'] } }) },
+  // A target's evaluations come a minute at a time after the market's minutes; its status
+  // changes are `target` events.
+  { path: 'targets', title: 'Targets', render: () => <TargetsView />, follow: (q) => ({ events: ['target', 'minute'], assets: oneOf(q.get('target_assets')), refresh: { target: ['targets', 'evaluations'], minute: ['evaluations'] } }) },
+  // A loan's valuation and a proposal's measured track record move with the market too.
+  { path: 'loans', title: 'Loans', render: () => <LoansView />, follow: () => ({ events: ['loan', 'minute'], refresh: { loan: ['loans', 'loan'], minute: ['loan'] } }) },
+  { path: 'rfq', title: 'RFQ', render: () => <RfqView />, follow: () => ({ events: ['rfq', 'minute'], refresh: { rfq: ['rfqs', 'proposals'], minute: ['proposals'] } }) },
   { path: 'account', title: 'Account', render: () => <AccountView /> },
 ];
+
+/** A filter of one value from the address, as the stream's list; none: all the caller's. */
+const oneOf = (v: string | null): string[] | undefined => (v ? [v] : undefined);
 
 export function useSessionInfo() {
   return useQuery({ queryKey: ['session'], queryFn: async () => unwrap(await api.GET('/v1/session/')), refetchInterval: false, staleTime: 60_000 });
@@ -28,18 +43,20 @@ export function useSessionInfo() {
 
 export function App() {
   const signedIn = useSession();
-  const { view } = useLocation();
+  const { view, params } = useLocation();
   if (!signedIn) return <SignInView />;
   const current = VIEWS.find((v) => v.path === view);
   if (!current) {
     navigate('markets', true);
     return null;
   }
-  return <Shell current={current.path} title={current.title}>{current.render()}</Shell>;
+  return <Shell current={current.path} title={current.title} follow={current.follow?.(params) ?? null}>{current.render()}</Shell>;
 }
 
-function Shell({ current, title, children }: { current: string; title: string; children: ReactNode }) {
+function Shell({ current, title, follow, children }: { current: string; title: string; follow: Follow | null; children: ReactNode }) {
   const queryClient = useQueryClient();
+  useFollow(follow);
+  const live = useLiveState();
   const info = useSessionInfo();
   const main = useRef<HTMLElement>(null);
   useEffect(() => {
@@ -78,6 +95,9 @@ function Shell({ current, title, children }: { current: string; title: string; c
           </ul>
         </nav>
         <span className="who">
+          <span className="muted" title={live === 'live' ? 'Views refresh when the data changes (the live stream).' : 'The live stream is not open: views refresh every 15 s.'}>
+            {live === 'live' ? 'Live' : 'Refreshing every 15 s'}
+          </span>
           {user && <span>{user.first_name || user.username} · {user.email}</span>}
           <button type="button" className="secondary" onClick={signOut}>Sign out</button>
         </span>

@@ -1,7 +1,8 @@
 // The Markets view's server state: one query per endpoint and parameter set, kept in
-// TanStack Query's cache (refreshed every 15 s while shown).
+// TanStack Query's cache (refreshed on the live stream's minutes, api/live.ts).
 import { useQueries, useQuery } from '@tanstack/react-query';
 import { api, unwrap, type QueryOf, type Schemas } from '../../api/client';
+import { refetchInterval } from '../../api/live';
 import { windowQuery, type MarketParams } from './params';
 
 export type SpreadUptimeRow = Schemas['SpreadUptimeRow'];
@@ -75,9 +76,10 @@ export function useSummaryPerSpan(p: MarketParams, spans: Span[]) {
       return {
         queryKey: ['summary', query],
         queryFn: async () => unwrap(await api.GET('/v2/metrics/summary/', { params: { query } })),
-        // A span that ended a while ago does not change: asked once.
-        staleTime: sealed ? Infinity : 10_000,
-        refetchInterval: sealed ? (false as const) : 15_000,
+        // A span that ended a while ago does not change: asked once ('static': the live
+        // stream's invalidations pass it by too).
+        staleTime: sealed ? ('static' as const) : 10_000,
+        refetchInterval: sealed ? (false as const) : refetchInterval,
       };
     }),
   });
