@@ -9,8 +9,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { call, world } from '../support/helpers.ts';
 import { opsToken, startChild, stopChild, type Child } from '../support/child-service.ts';
+import { seededRandom } from '../support/seed.ts';
 
 describe('an RFQ award killed mid-way', function () {
+  const random = seededRandom('RFQ award kills');
   this.timeout(600_000);
   const w = world();
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'mm-award-kill-'));
@@ -99,7 +101,7 @@ describe('an RFQ award killed mid-way', function () {
       const request = call('POST', `/v2/organizations/rfqs/${rfq}/award/`, { baseUrl: c.url, token: owner, json: { proposal } }).catch(() => undefined);
       if (round > 1) {
         // A random moment of the request: before, during or after its inserts.
-        await new Promise((r) => setTimeout(r, Math.floor(Math.random() * 250)));
+        await new Promise((r) => setTimeout(r, Math.floor(random() * 250)));
         c.proc.kill('SIGKILL');
       }
       const exit = await c.exited;

@@ -10,8 +10,10 @@ import { GB_METRICS } from '../../domain/market/facts.ts';
 import { TARGET_SESSIONS } from '../../domain/targets/facts.ts';
 import { call, world } from '../support/helpers.ts';
 import { opsToken, startChild, stopChild, type Child } from '../support/child-service.ts';
+import { seededRandom } from '../support/seed.ts';
 
 describe('a target batch killed mid-way', function () {
+  const random = seededRandom('target batch kills');
   this.timeout(600_000);
   const w = world();
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'mm-batch-kill-'));
@@ -48,7 +50,7 @@ describe('a target batch killed mid-way', function () {
       };
       const request = call('POST', '/v2/organizations/targets/batch/', { baseUrl: c.url, token, json: body }).catch(() => undefined);
       // Killed at a random moment of the request: before, during or after its insert.
-      await new Promise((r) => setTimeout(r, Math.floor(Math.random() * 600)));
+      await new Promise((r) => setTimeout(r, Math.floor(random() * 600)));
       c.proc.kill('SIGKILL');
       await c.exited;
       const answer = await request;

@@ -13,6 +13,7 @@ import { call, waitFor, world } from '../support/helpers.ts';
 import { generate } from '../support/market-reference.ts';
 import { testStack } from '../support/stack.ts';
 import { opsToken, startChild, stopChild, type Child } from '../support/child-service.ts';
+import { seededRandom } from '../support/seed.ts';
 
 /**
  * The first place two answers differ, for a readable failure. Numbers compare to 1e-12
@@ -34,6 +35,7 @@ function firstDifference(a: unknown, b: unknown, at = ''): string | undefined {
 
 
 describe('exactly-once effect under SIGKILL and replays', function () {
+  const random = seededRandom('exactly-once kills');
   this.timeout(600_000);
   const w = world();
   const runId = `eo${Date.now().toString(36)}`;
@@ -176,7 +178,7 @@ describe('exactly-once effect under SIGKILL and replays', function () {
     for (const fault of plan) {
       chaos = await startChild(chaosDir, `${runId}c.`, fault === 'random' ? '' : fault);
       children.push(chaos);
-      if (fault === 'random') setTimeout(() => chaos.proc.kill('SIGKILL'), 300 + Math.floor(Math.random() * 2500));
+      if (fault === 'random') setTimeout(() => chaos.proc.kill('SIGKILL'), 300 + Math.floor(random() * 2500));
       const outcome = await Promise.race([chaos.exited, new Promise<'alive'>((r) => setTimeout(() => r('alive'), 6_000))]);
       if (outcome !== 'alive') {
         expect(outcome.signal, chaos.log.join('')).to.equal('SIGKILL');
