@@ -18,6 +18,12 @@ export function frameHeader(schemaId: number): Buffer {
   return header;
 }
 
+/** The schema id and payload of a framed value; undefined for any other value. */
+export function frameOf(value: Buffer | null): { schemaId: number; payload: Buffer } | undefined {
+  if (!value || value.length < FRAME_HEADER_BYTES || value[0] !== 0) return undefined;
+  return { schemaId: value.readInt32BE(1), payload: value.subarray(FRAME_HEADER_BYTES) };
+}
+
 /** Where Apicurio serves the Confluent API; Confluent's registry serves it at its root. */
 export const APICURIO_CCOMPAT_PATH = '/apis/ccompat/v7';
 const CONTENT_TYPE = 'application/vnd.schemaregistry.v1+json';

@@ -21,7 +21,7 @@ import type { ClickHouse } from '../../lib/clickhouse.ts';
 import type { Config } from '../../lib/config.ts';
 import { topicName, type BaseTopic } from '../../lib/kafka.ts';
 import type { Logger } from '../../lib/log.ts';
-import { frameOf } from '../../processors/shell/decode-value.ts';
+import { frameOf } from '../../lib/schema-registry.ts';
 import {
   validateLoanEvent,
   validateMinuteEvent,

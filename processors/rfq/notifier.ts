@@ -20,7 +20,8 @@ import type { Logger } from '../../lib/log.ts';
 import { describeErrors, validateRfqEvent, type AgreementEventMessage } from '../../schemas/index.ts';
 import { BatchConsumer } from '../shell/batch-consumer.ts';
 import { markSent, NotificationQueue, sentAlready, TelegramBot, type TelegramOptions } from '../shell/telegram.ts';
-import { frameOf, parseJson } from '../shell/decode-value.ts';
+import { frameOf } from '../../lib/schema-registry.ts';
+import { parseJson } from '../shell/decode-value.ts';
 import { deadLetter, ok, skip, type Outcome } from '../shell/outcome.ts';
 
 export const RFQ_TELEGRAM_GROUP = 'notifier.telegram.rfq';

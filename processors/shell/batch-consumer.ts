@@ -7,7 +7,7 @@ import type { Consumer, Kafka, KafkaMessage, Producer } from 'kafkajs';
 import { performance } from 'node:perf_hooks';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Logger } from '../../lib/log.ts';
-import { frameOf } from './decode-value.ts';
+import { frameOf } from '../../lib/schema-registry.ts';
 import { noFaults, type Faults } from '../../lib/faults.ts';
 import type { Outcome } from './outcome.ts';
 import { createProducer, sendInParts, type ConsumerStats } from '../../lib/kafka.ts';

@@ -10,7 +10,7 @@
 // validator, so a framed message costs no more than a plain one. Values of other ids are
 // also checked by the client against the schema of their id.
 import type { SchemaRegistry } from '@kafkajs/confluent-schema-registry';
-import { FRAME_HEADER_BYTES } from '../../lib/schema-registry.ts';
+import { FRAME_HEADER_BYTES, frameOf } from '../../lib/schema-registry.ts';
 import { deadLetter, ok, type Outcome } from './outcome.ts';
 
 
@@ -28,12 +28,6 @@ type DecodingSchema = { fromBuffer(buffer: Buffer): unknown };
 const UNKNOWN_ID_MS = 60_000;
 const UNREACHABLE_MS = 5_000;
 const MAX_FAILED_IDS = 10_000;
-
-/** The schema id and payload of a framed value; undefined for any other value. */
-export function frameOf(value: Buffer | null): { schemaId: number; payload: Buffer } | undefined {
-  if (!value || value.length < FRAME_HEADER_BYTES || value[0] !== 0) return undefined;
-  return { schemaId: value.readInt32BE(1), payload: value.subarray(FRAME_HEADER_BYTES) };
-}
 
 export function parseJson(value: Buffer): Outcome<unknown> {
   try {

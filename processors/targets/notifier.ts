@@ -16,7 +16,8 @@ import { ReferenceRepository } from '../../domain/reference/repository.ts';
 import { describeErrors, validateTargetEvent, type TargetEventMessage } from '../../schemas/index.ts';
 import { BatchConsumer } from '../shell/batch-consumer.ts';
 import { markSent, NotificationQueue, sentAlready, TelegramBot, type TelegramOptions } from '../shell/telegram.ts';
-import { parseJson, frameOf } from '../shell/decode-value.ts';
+import { frameOf } from '../../lib/schema-registry.ts';
+import { parseJson } from '../shell/decode-value.ts';
 import { deadLetter, ok, skip, type Outcome } from '../shell/outcome.ts';
 
 export type { TelegramOptions } from '../shell/telegram.ts';
