@@ -200,7 +200,7 @@ export class Contract {
       const handler = handlers[op.id];
       if (!handler) throw new Error(`api/openapi.yaml's "${op.id}" (${op.method.toUpperCase()} ${op.path}) has no handler`);
       const auth = authenticationOf(deps, op.security);
-      const chain: Middleware[] = [...(auth ? [auth] : []), checkInput(op), ...(Array.isArray(handler) ? handler : [handler])];
+      const chain: Middleware[] = [...(auth ? [auth] : []), validateInput(op), ...(Array.isArray(handler) ? handler : [handler])];
       router.register(op.routerPath, [op.method.toUpperCase()], chain, { name: op.id });
     }
   }
@@ -349,7 +349,7 @@ export function typedFields(raw: Record<string, unknown>, schemas: Map<string, S
 const FORM_TYPES = new Set(['application/x-www-form-urlencoded', 'multipart/form-data']);
 
 /** Checks the path, query and body of a request against the operation; the typed values go to ctx.state. */
-function checkInput(op: Operation): Middleware {
+function validateInput(op: Operation): Middleware {
   return async (ctx, next) => {
     const pathValues = typedFields(ctx.params ?? {}, op.pathParameters);
     // A path id that is not a plain number names nothing: the resource does not exist.

@@ -8,7 +8,7 @@ import { draftLoan, loanRecord, type Loan } from '../../../domain/loans/loan.ts'
 import { principalOf } from '../../http/auth.ts';
 import type { BodyOf } from '../../http/contract.ts';
 import { badRequest, forbidden, messageError } from '../../http/errors.ts';
-import { checkLoanTerms } from './input.ts';
+import { loanTermsOf } from './input.ts';
 import { loanContext, presentLoans, visibleLoan, type LoanServices } from './routes.ts';
 
 export const CHANGE_MESSAGES = {
@@ -22,7 +22,7 @@ export function createLoan(s: LoanServices) {
     const c = await loanContext(s, ctx);
     // A caller with no project (a market maker's member) may never lend: 403, not a field error.
     if (!c.access.staff && c.access.lendable.size === 0) throw forbidden(CHANGE_MESSAGES.notLender);
-    const checked = checkLoanTerms(ctx.state.body as BodyOf<'createLoan'>, c);
+    const checked = loanTermsOf(ctx.state.body as BodyOf<'createLoan'>, c);
     if (checked.errors) throw badRequest(checked.errors);
     const { organization, ...terms } = checked.value;
     const loan = await s.deps.locks.with(AGREEMENTS_LOCK, async () => {
@@ -45,7 +45,7 @@ export function patchLoan(s: LoanServices) {
       const current = await visibleLoan(s, ctx, c.access);
       if (!c.access.canManage(current)) throw forbidden();
       if (current.status !== 'draft') throw messageError(CHANGE_MESSAGES.onlyDraft(current.status));
-      const checked = checkLoanTerms(ctx.state.body as BodyOf<'updateLoan'>, c, current);
+      const checked = loanTermsOf(ctx.state.body as BodyOf<'updateLoan'>, c, current);
       if (checked.errors) throw badRequest(checked.errors);
       const at = s.deps.now();
       const next: Loan = { ...current, ...checked.value, version: current.version + 1 };

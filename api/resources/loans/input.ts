@@ -41,7 +41,7 @@ const ms = (text: string) => DateTime.fromISO(text, { setZone: true }).toMillis(
  * The terms, or the body's field errors, against the reference data and each other. `base`
  * holds a draft's terms that a PATCH leaves as they are; a POST gives every required field.
  */
-export function checkLoanTerms(given: LoanTermsInput, c: LoanContext, base?: LoanTerms & { organization: string }): Checked<LoanTerms & { organization: string }> {
+export function loanTermsOf(given: LoanTermsInput, c: LoanContext, base?: LoanTerms & { organization: string }): Checked<LoanTerms & { organization: string }> {
   const x = (base ? { ...presentTerms(base), ...given } : given) as Required<Pick<LoanTermsInput, 'market_maker' | 'asset' | 'model' | 'quantity' | 'exchanges' | 'pairs' | 'start_date' | 'end_date' | 'tranches'>> & LoanTermsInput;
   const errors: FieldErrors = {};
   const fail = (f: string, m: string) => {

@@ -86,7 +86,7 @@ const NO_ERRORS: FieldErrors = Object.freeze({}) as FieldErrors;
  * valid) and, when valid, the message to produce. Its fields' types, the interval and the
  * value's bounds were checked by the contract (api/openapi.yaml, `ReportedMetric`).
  */
-function checkItem(x: ReportedMetric, scope: PushScope, now: number): Checked {
+function reportedItemOf(x: ReportedMetric, scope: PushScope, now: number): Checked {
   const errors: FieldErrors = {};
   const fail = (field: string, message: string) => {
     errors[field] = [message];
@@ -137,7 +137,7 @@ export function pushReportedMetrics(deps: ApiDeps): Middleware {
     const accepted = new Map<string, ReportedMessage>();
     let invalid = 0;
     for (const raw of body) {
-      const c = checkItem(raw, scope, now);
+      const c = reportedItemOf(raw, scope, now);
       errors.push(c.errors);
       if (!c.item) invalid++;
       else if (invalid === 0) accepted.set(reportedKey({ organization: c.item.organization, asset: c.item.asset, exchange: c.item.exchange, pair: c.item.pair, metric: c.item.metric, interval: c.item.interval, timestamp: c.ts }), c.item);

@@ -94,7 +94,7 @@ function kpis(list: readonly KpiInput[] | undefined, scope: { exchanges: readonl
 }
 
 /** An RFQ's terms from a body; `base` (PATCH) supplies the fields the body leaves out. */
-export function checkRfq(given: RfqInput, c: RfqContext, base?: RfqTerms): { terms: RfqTerms } | { errors: FieldErrors } {
+export function rfqTermsOf(given: RfqInput, c: RfqContext, base?: RfqTerms): { terms: RfqTerms } | { errors: FieldErrors } {
   const x = (base ? { ...termsAsInput(base), ...given } : given) as Required<Pick<RfqInput, 'asset' | 'title' | 'models' | 'exchanges' | 'loan_budget' | 'term_days' | 'deadline'>> & RfqInput;
   const e = new Errors();
   const asset = x.asset;
@@ -141,7 +141,7 @@ function termsAsInput(t: RfqTerms): RfqInput {
 }
 
 /** A proposal's terms against its RFQ; `base` (a revision) supplies the fields the body leaves out. */
-export function checkProposal(given: Partial<ProposalInput>, rfq: Rfq, now: number, base?: ProposalTerms): { terms: ProposalTerms } | { errors: FieldErrors } {
+export function proposalTermsOf(given: Partial<ProposalInput>, rfq: Rfq, now: number, base?: ProposalTerms): { terms: ProposalTerms } | { errors: FieldErrors } {
   const x = (base ? { ...(base as unknown as ProposalInput), ...given } : given) as Required<Pick<ProposalInput, 'model' | 'loan' | 'valid_until'>> & ProposalInput;
   const e = new Errors();
   const model = x.model as LoanModel;

@@ -46,7 +46,7 @@ import type { ApiDeps } from '../../deps.ts';
 import { authenticate, principalOf } from '../../http/auth.ts';
 import { badRequest, forbidden, messageError, notFound } from '../../http/errors.ts';
 import { compareProposals } from './comparison.ts';
-import { checkProposal, checkRfq, type RfqContext } from './input.ts';
+import { proposalTermsOf, rfqTermsOf, type RfqContext } from './input.ts';
 import { presentProposal, presentRfq } from './present.ts';
 import { listQuery, paged } from '../../http/list-query.ts';
 
@@ -169,7 +169,7 @@ function createRfq(s: RfqServices) {
     const body = bodyOf(ctx, 'createRfq');
     const c = await caller(s, ctx);
     if (!c.access.staff && c.access.projects.size === 0) throw forbidden(RFQ_STATE_MESSAGES.noProjects);
-    const checked = checkRfq(body, rfqContext(c));
+    const checked = rfqTermsOf(body, rfqContext(c));
     if ('errors' in checked) throw badRequest(checked.errors);
     const owner = c.lists.assets.find((a) => a.symbol === checked.terms.asset)!.owner;
     const rfq = await s.deps.locks.with(AGREEMENTS_LOCK, async () => {
@@ -207,7 +207,7 @@ function patchRfq(s: RfqServices) {
       if (!c.access.manages(q)) throw forbidden();
       if (q.status !== 'draft') throw messageError(RFQ_STATE_MESSAGES.patch(q));
       const { id, organization, status, version, awarded_proposal, loan, history, created_at, ...terms } = q;
-      const checked = checkRfq(body, rfqContext(c), terms);
+      const checked = rfqTermsOf(body, rfqContext(c), terms);
       if ('errors' in checked) throw badRequest(checked.errors);
       // The asset decides the project: a draft keeps its project.
       if (c.lists.assets.find((a) => a.symbol === checked.terms.asset)?.owner !== q.organization) throw badRequest({ asset: [RFQ_STATE_MESSAGES.otherProject(q)] });
@@ -304,7 +304,7 @@ function createProposal(s: RfqServices) {
       if (!acceptsProposals(q, c.now)) throw messageError(RFQ_STATE_MESSAGES.notAccepting(q));
       const live = (await loadProposals(s, q.id)).find((p) => p.market_maker === maker && LIVE_PROPOSAL.includes(p.status));
       if (live) throw messageError(RFQ_STATE_MESSAGES.live(maker, live));
-      const checked = checkProposal(body, q, c.now);
+      const checked = proposalTermsOf(body, q, c.now);
       if ('errors' in checked) throw badRequest(checked.errors);
       const p = newProposal(await s.deps.ids.next('proposals', await s.store.maxId('proposal')), q, maker, checked.terms, c.now, c.user);
       await s.store.write([proposalRecord(p, { at: c.now, by: c.user })]);
@@ -331,7 +331,7 @@ function changeProposal(s: RfqServices) {
       if (a === 'revise') {
         const { action: _, ...fields } = body;
         const { id, rfq, organization, market_maker, asset, status, version, history, created_at, ...terms } = p;
-        const checked = checkProposal(fields, q, c.now, terms);
+        const checked = proposalTermsOf(fields, q, c.now, terms);
         if ('errors' in checked) throw badRequest(checked.errors);
         next = nextProposal(p, PROPOSAL_ACTION_TO[a], c.now, c.user, checked.terms, true);
       } else next = nextProposal(p, PROPOSAL_ACTION_TO[a], c.now, c.user);

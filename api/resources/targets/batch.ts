@@ -10,7 +10,7 @@ import { targetAccess } from '../../../domain/targets/visibility.ts';
 import { principalOf } from '../../http/auth.ts';
 import type { BodyOf } from '../../http/contract.ts';
 import { badRequest, type FieldErrors } from '../../http/errors.ts';
-import { checkTarget, targetKey, type TargetContext } from './input.ts';
+import { targetDefinitionOf, targetKey, type TargetContext } from './input.ts';
 import { presentTarget } from './present.ts';
 import type { TargetServices } from './routes.ts';
 
@@ -34,7 +34,7 @@ export async function targetContext(s: TargetServices, ctx: Context): Promise<Ta
  * definitions) or the errors, shaped as the body: `delete_ids` messages and one object per
  * item of `create_targets`.
  */
-export function checkBatch(body: BatchBody, c: TargetContext, existing: readonly Target[]): { deleteIds: number[]; create: TargetDefinition[] } | { errors: FieldErrors } {
+export function batchOf(body: BatchBody, c: TargetContext, existing: readonly Target[]): { deleteIds: number[]; create: TargetDefinition[] } | { errors: FieldErrors } {
   const errors: FieldErrors = {};
   const deleteIds = [...new Set(body.delete_ids ?? [])];
   const rawTargets = body.create_targets ?? [];
@@ -55,7 +55,7 @@ export function checkBatch(body: BatchBody, c: TargetContext, existing: readonly
   const itemErrors: FieldErrors[] = [];
   let bad = false;
   for (const raw of rawTargets) {
-    const r = checkTarget(raw, c);
+    const r = targetDefinitionOf(raw, c);
     if (r.errors) {
       itemErrors.push(r.errors);
       bad = true;
@@ -86,7 +86,7 @@ export function applyBatch(s: TargetServices) {
     const c = await targetContext(s, ctx);
     const created = await s.deps.locks.with('targets:batch', async () => {
       const existing = await s.targets.all();
-      const checked = checkBatch(body, c, existing);
+      const checked = batchOf(body, c, existing);
       if ('errors' in checked) throw badRequest(checked.errors);
       const floor = await s.targets.maxId();
       const create: (TargetDefinition & { id: number })[] = [];

@@ -35,7 +35,7 @@ export type TargetInput = NonNullable<BodyOf<'applyTargetBatch'>['create_targets
  * optional fields take their defaults. An organization whose targets the caller does not
  * manage (or an unknown one, alike) is a refusal of the whole request: 403.
  */
-export function checkTarget(x: TargetInput, c: TargetContext): { target: TargetDefinition; errors?: undefined } | { errors: FieldErrors; target?: undefined } {
+export function targetDefinitionOf(x: TargetInput, c: TargetContext): { target: TargetDefinition; errors?: undefined } | { errors: FieldErrors; target?: undefined } {
   const errors: FieldErrors = {};
   const fail = (f: string, m: string) => {
     errors[f] = [m];

@@ -10,7 +10,7 @@ import { scopeOf } from '../../../domain/reference/visibility.ts';
 import type { BodyOf } from '../../http/contract.ts';
 import { badRequest, forbidden, type FieldErrors } from '../../http/errors.ts';
 import { targetContext } from './batch.ts';
-import { checkTarget, targetKey, TARGET_MESSAGES } from './input.ts';
+import { targetDefinitionOf, targetKey, TARGET_MESSAGES } from './input.ts';
 import type { TargetServices } from './routes.ts';
 
 /** Fields a change compares (and lists in `changed_fields` when they differ). */
@@ -109,7 +109,7 @@ export function previewTargets(s: TargetServices) {
       const x = { ...raw };
       const fallback = x.threshold === undefined;
       if (fallback) x.threshold = defaultThreshold(x.metric);
-      const r = checkTarget(x, c);
+      const r = targetDefinitionOf(x, c);
       if (r.errors) {
         targetErrors.push(r.errors);
         continue;
