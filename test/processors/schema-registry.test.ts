@@ -24,10 +24,10 @@ describe('schema registry', function () {
   it('holds every topic schema from the start as <topic>-value, JSON Schema, BACKWARD, read over its Confluent API', async () => {
     const { config, service } = testStack();
     const api = service.registry.api;
-    const subjects = await get<string[]>(`${api}/subjects`);
     for (const topic of SCHEMA_TOPICS) {
       const subject = `${config.topicPrefix}${topic}-value`;
-      expect(subjects).to.include(subject);
+      // Asked by name: a registry that outlived many runs lists only its first 1,000 subjects.
+      expect(await get<number[]>(`${api}/subjects/${subject}/versions`), subject).to.deep.equal([1]);
       const latest = await get<{ id: number; version: number; schema: string; schemaType?: string }>(`${api}/subjects/${subject}/versions/latest`);
       expect(latest.schemaType, subject).to.equal('JSON');
       expect(JSON.parse(latest.schema), subject).to.deep.equal(JSON.parse(bundledSchema(topic)));
