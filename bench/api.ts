@@ -12,7 +12,6 @@
 // queries with their bound values) on a ClickHouse connection of its own ("bare"); first
 // with the service idle, then while a synthetic feed (another process) sends books, trades
 // and perpetual data for those pairs through Kafka and the processors ingest them.
-import { Redis } from 'ioredis';
 import { fork } from 'node:child_process';
 import http from 'node:http';
 import type { Kafka } from 'kafkajs';
@@ -40,26 +39,7 @@ import { ORDERBOOK_GROUP } from '../processors/orderbook/processor.ts';
 import { TRADES_GROUP } from '../processors/trades/processor.ts';
 import { API_CLICKHOUSE, startService, type Service } from '../ops/service.ts';
 import { MAX_ASSETS } from '../api/resources/market/params.ts';
-import {
-  benchWorld,
-  check,
-  deleteTopicsAndGroups,
-  flags,
-  fmtInt,
-  fmtMs,
-  percentile,
-  positiveInt,
-  printTable,
-  say,
-  settle,
-  sleep,
-  startRun,
-  until,
-  withUser,
-  type BenchRun,
-  type BenchWorld,
-  type Figure,
-} from './common.ts';
+import { benchWorld, check, deleteTopicsAndGroups, flags, fmtInt, fmtMs, percentile, positiveInt, printTable, say, settle, sleep, startRun, until, withUser, type BenchRun, type BenchWorld, type Figure, dropRedisKeys } from './common.ts';
 
 const NAME = 'bench:api';
 const opt = flags(
@@ -509,22 +489,6 @@ async function dlqReasons(kafka: Kafka, config: Config): Promise<string> {
   return [...reasons].sort((a, b) => b[1] - a[1]).slice(0, 5).map(([r, n]) => `${n} x ${r}`).join('; ') || 'none found';
 }
 
-/** The feed's, processors' and API's keys under this run's prefix. */
-async function dropRedisKeys(url: string, prefix: string): Promise<void> {
-  const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1 });
-  redis.on('error', () => {});
-  try {
-    await redis.connect();
-    let cursor = '0';
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
-      cursor = next;
-      if (keys.length > 0) await redis.del(...keys);
-    } while (cursor !== '0');
-  } finally {
-    redis.disconnect();
-  }
-}
 
 // ---------------------------------------------------------------------------------------
 // History

@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { Redis } from 'ioredis';
 import type { Kafka } from 'kafkajs';
 import { embeddedStatementKiller, type ClickHouse } from '../lib/clickhouse.ts';
 import { loadConfig, type Config } from '../lib/config.ts';
@@ -415,4 +416,21 @@ export async function settle(bench: string, ch: ClickHouse, maxSeconds: number, 
     { tables },
   );
   say(bench, `merges ${quiet >= 3 ? 'settled' : 'still running'}, ${split.length} partitions merged into one part each, after ${fmtMs(performance.now() - t0)}; active parts: ${parts.map((p) => `${p.table} ${p.parts} (${p.size})`).join(', ')}`);
+}
+
+/** Deletes a run's keys (the service's, under its prefix) from Redis when the run is done. */
+export async function dropRedisKeys(url: string, prefix: string): Promise<void> {
+  const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1 });
+  redis.on('error', () => {});
+  try {
+    await redis.connect();
+    let cursor = '0';
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
+      cursor = next;
+      if (keys.length > 0) await redis.del(...keys);
+    } while (cursor !== '0');
+  } finally {
+    redis.disconnect();
+  }
 }

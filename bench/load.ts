@@ -15,7 +15,6 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { Redis } from 'ioredis';
 import { RecentAnswers } from '../api/market-caches/recent-answers.ts';
 import { startApi, type RunningApi } from '../api/server.ts';
 import { book, derivative, trade } from '../domain/market/families/index.ts';
@@ -32,7 +31,7 @@ import { ORDERBOOK_GROUP } from '../processors/orderbook/processor.ts';
 import { REPORTED_GROUP } from '../processors/reported/processor.ts';
 import { TRADES_GROUP } from '../processors/trades/processor.ts';
 import type { FixtureFile } from '../schemas/index.ts';
-import { check, deleteTopicsAndGroups, flags, fmtInt, fmtMs, positiveInt, printTable, say, settle, sleep, startRun, type BenchPair, type BenchRun, type Figure } from './common.ts';
+import { check, deleteTopicsAndGroups, flags, fmtInt, fmtMs, positiveInt, printTable, say, settle, sleep, startRun, type BenchPair, type BenchRun, type Figure, dropRedisKeys } from './common.ts';
 import type { LoadResult, LoadSpec } from './load-client.ts';
 import { rng } from '../ingest/synthetic/market.ts';
 import { writeMinutes } from './market-history.ts';
@@ -106,21 +105,6 @@ function historyPairs(fixture: FixtureFile): BenchPair[] {
   });
 }
 
-async function dropRedisKeys(url: string, prefix: string): Promise<void> {
-  const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1 });
-  redis.on('error', () => {});
-  try {
-    await redis.connect();
-    let cursor = '0';
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
-      cursor = next;
-      if (keys.length > 0) await redis.del(...keys);
-    } while (cursor !== '0');
-  } finally {
-    redis.disconnect();
-  }
-}
 
 async function main(r: BenchRun): Promise<Figure[]> {
   const { config, log, runId } = r;

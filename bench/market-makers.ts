@@ -15,7 +15,6 @@
 // * where a summary's and a reconciliation's time goes: the handler's steps run in this
 //   process without HTTP, each statement alone, and CPU profiles of the main thread
 //   (bench/market-makers/profile.ts) during more requests and another push.
-import { Redis } from 'ioredis';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -49,22 +48,7 @@ import { HttpClient } from './market-makers/http.ts';
 import { describeProfile, profiled } from './market-makers/profile.ts';
 import { countRows, loadHistory, type LoadCounts, type LoadPlan } from './market-makers/load.ts';
 import { mmWorld, type Credentials, type MmWorld } from './market-makers/world.ts';
-import {
-  check,
-  deleteTopicsAndGroups,
-  flags,
-  fmtInt,
-  fmtMs,
-  percentile,
-  positiveInt,
-  printTable,
-  say,
-  settle,
-  startRun,
-  until,
-  type BenchRun,
-  type Figure,
-} from './common.ts';
+import { check, deleteTopicsAndGroups, flags, fmtInt, fmtMs, percentile, positiveInt, printTable, say, settle, startRun, until, type BenchRun, type Figure, dropRedisKeys } from './common.ts';
 
 const NAME = 'bench:market-makers';
 const opt = flags(
@@ -643,22 +627,6 @@ function machineCpu(): { busy: number; total: number } {
   return { busy: total - n[3]! - (n[4] ?? 0), total }; // idle and iowait are not busy
 }
 
-/** The service's keys under this run's prefix. */
-async function dropRedisKeys(url: string, prefix: string): Promise<void> {
-  const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1 });
-  redis.on('error', () => {});
-  try {
-    await redis.connect();
-    let cursor = '0';
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
-      cursor = next;
-      if (keys.length > 0) await redis.del(...keys);
-    } while (cursor !== '0');
-  } finally {
-    redis.disconnect();
-  }
-}
 
 const run = await startRun(NAME, {}, { keepDataDir: KEEP_DATA || undefined });
 try {

@@ -13,7 +13,6 @@
 import v8 from 'node:v8';
 import vm from 'node:vm';
 import { Worker } from 'node:worker_threads';
-import { Redis } from 'ioredis';
 import { createKafka, createProducer, topicName } from '../lib/kafka.ts';
 import { deleteSubjects } from '../lib/schema-registry.ts';
 import { startService } from '../ops/service.ts';
@@ -21,7 +20,7 @@ import { ORDERBOOK_GROUP } from '../processors/orderbook/processor.ts';
 import { TRADES_GROUP } from '../processors/trades/processor.ts';
 import { DERIVATIVES_GROUP } from '../processors/derivatives/processor.ts';
 import { LEVELS_BPS } from '../domain/market/facts.ts';
-import { BookGenerator, benchWorld, check, deleteTopicsAndGroups, flags, fmtInt, fmtMs, percentile, positiveInt, printTable, say, sleep, startRun, until, type BenchRun, type Figure } from './common.ts';
+import { BookGenerator, benchWorld, check, deleteTopicsAndGroups, flags, fmtInt, fmtMs, percentile, positiveInt, printTable, say, sleep, startRun, until, type BenchRun, type Figure, dropRedisKeys } from './common.ts';
 
 const NAME = 'bench:stream';
 const opt = flags(
@@ -203,22 +202,6 @@ async function main(r: BenchRun): Promise<Figure[]> {
   ];
 }
 
-/** The service's keys under this run's prefix. */
-async function dropRedisKeys(url: string, prefix: string): Promise<void> {
-  const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1 });
-  redis.on('error', () => {});
-  try {
-    await redis.connect();
-    let cursor = '0';
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
-      cursor = next;
-      if (keys.length > 0) await redis.del(...keys);
-    } while (cursor !== '0');
-  } finally {
-    redis.disconnect();
-  }
-}
 
 // Last, so every constant above is initialised before the run starts.
 const run = await startRun(NAME, { LATENESS_SECONDS: String(LATENESS_S) });
