@@ -7,7 +7,8 @@ import zlib from 'node:zlib';
 import { fileURLToPath } from 'node:url';
 import { koaBody } from 'koa-body';
 import type { ApiDeps } from './deps.ts';
-import { HttpError, MESSAGES, methodNotAllowed, NOT_FOUND_PAGE, badRequest, payloadTooLarge } from './http/errors.ts';
+import { HttpError, MESSAGES, methodNotAllowed, NOT_FOUND_PAGE, badRequest, payloadTooLarge, throttled } from './http/errors.ts';
+import { LockBusy } from '../lib/locks.ts';
 import { webApp } from './http/web-app.ts';
 import { Contract, type Handlers } from './http/contract.ts';
 import { adminHandlers } from './resources/admin/routes.ts';
@@ -71,7 +72,9 @@ export function createApp(deps: ApiDeps): Koa {
         ctx.type = 'text/html; charset=utf-8';
         ctx.body = NOT_FOUND_PAGE;
       }
-    } catch (err) {
+    } catch (thrown) {
+      // A lock held past the wait is the service being busy: the client retries (429).
+      const err = thrown instanceof LockBusy ? throttled(thrown.retryAfterSeconds) : thrown;
       if (err instanceof HttpError) {
         ctx.status = err.status;
         ctx.set(err.headers);

@@ -13,16 +13,18 @@ import type { User, UserRepository } from '../domain/accounts/users.ts';
 import type { SharedReads } from '../lib/shared-reads.ts';
 import type { ConsumerStats } from '../lib/kafka.ts';
 import type { ChallengeStore } from './auth/challenges.ts';
-import type { Locks } from './auth/locks.ts';
+import type { Locks } from '../lib/locks.ts';
 import type { TokenStore } from './auth/tokens.ts';
 import type { TwoFactorGuard } from './auth/two-factor.ts';
 import type { UptimeCache } from './market-caches/uptime-cache.ts';
 import type { RecentAnswers } from './market-caches/recent-answers.ts';
 import type { PartialsCache } from './market-caches/window-partials.ts';
 import type { Limit, Throttle } from './http/throttle.ts';
-import type { ReportedMetricsPublisher } from './resources/reported-metrics/push.ts';
+import type { ReportedMetricsPublisher } from '../ingest/reported-metrics-publisher.ts';
 import type { RolledUp } from '../domain/market/repositories/rollup-marks.ts';
 import type { StreamHub } from './stream/hub.ts';
+import type { AgreementStore } from '../domain/agreements/store.ts';
+import type { TargetRepository } from '../domain/targets/repository.ts';
 
 export interface ThrottleLimits {
   loginPerAccount: Limit;
@@ -99,10 +101,14 @@ export interface ApiDeps {
   twoFactor: TwoFactorGuard;
   /** Locks shared by every API process (Redis). */
   locks: Locks;
+  /** Loans, RFQs and proposals, every version (domain/agreements/store.ts). */
+  agreements: AgreementStore;
+  /** Target definitions and their states. */
+  targets: TargetRepository;
   /** Secret of the local operator (`npm run seed`); absent disables that scheme. */
   opsToken?: string;
   loadFixture(data: unknown): Promise<FixtureSummary>;
-  /** Produces pushed reported metrics to mm.reported (api/resources/reported-metrics/push.ts). */
+  /** Produces pushed reported metrics to mm.reported (ingest/reported-metrics-publisher.ts). */
   reportedMetrics: ReportedMetricsPublisher;
   processorStats(): Record<string, ConsumerStats>;
   /** The event stream's hub (api/stream/hub.ts); none: GET /v2/stream/ fails. */

@@ -5,7 +5,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { ChallengeStore } from '../api/auth/challenges.ts';
-import { Locks } from '../api/auth/locks.ts';
+import { Locks } from '../lib/locks.ts';
 import { TokenStore } from '../api/auth/tokens.ts';
 import { TwoFactorGuard } from '../api/auth/two-factor.ts';
 import { DEFAULT_LIMITS, type ApiDeps, type ThrottleLimits } from '../api/deps.ts';
@@ -13,7 +13,7 @@ import { Throttle } from '../api/http/throttle.ts';
 import { UptimeCache } from '../api/market-caches/uptime-cache.ts';
 import { PartialsCache } from '../api/market-caches/window-partials.ts';
 import { startApi, type RunningApi } from '../api/server.ts';
-import { connectReportedPublisher } from '../api/resources/reported-metrics/push.ts';
+import { connectReportedPublisher } from '../ingest/reported-metrics-publisher.ts';
 import { ensureDatabase, openClickHouse } from '../lib/clickhouse.ts';
 import type { Config } from '../lib/config.ts';
 import { loadFixture } from '../domain/reference/fixtures.ts';
@@ -39,6 +39,7 @@ import { KnownPairs, KnownWallets } from '../processors/reference-cache.ts';
 import { fillsConsumer } from '../processors/market-makers/fills.ts';
 import { ownOrdersConsumer } from '../processors/market-makers/own-orders.ts';
 import type { BatchConsumer } from '../processors/shell/batch-consumer.ts';
+import { Poller } from '../processors/shell/poller.ts';
 import { tradesConsumer } from '../processors/trades/processor.ts';
 import { KafkaEventPublisher, TargetEvaluator } from '../processors/targets/evaluator.ts';
 import { telegramNotifier } from '../processors/targets/notifier.ts';
@@ -48,6 +49,7 @@ import { RfqDeadlineKeeper } from '../processors/rfq/deadline-keeper.ts';
 import { rfqTelegramNotifier } from '../processors/rfq/notifier.ts';
 import { AgreementEventRelay } from '../processors/agreements/event-relay.ts';
 import { TargetRepository } from '../domain/targets/repository.ts';
+import { AgreementStore } from '../domain/agreements/store.ts';
 import { frameHeader } from '../lib/schema-registry.ts';
 import { reportedConsumer } from '../processors/reported/processor.ts';
 import { RolledUp, RollupMarks } from '../domain/market/repositories/rollup-marks.ts';
@@ -182,6 +184,8 @@ export async function startService(config: Config, log: Logger, opts: ServiceOpt
     challenges: new ChallengeStore(redis),
     twoFactor: new TwoFactorGuard(redis),
     locks: new Locks(redis),
+    agreements: new AgreementStore(apiCh),
+    targets: new TargetRepository(apiCh),
     opsToken,
     loadFixture: (data) => {
       const run = fixtureChain.catch(() => undefined).then(async () => {
@@ -227,10 +231,9 @@ export async function startService(config: Config, log: Logger, opts: ServiceOpt
     }
   }
 
-  let evaluator: TargetEvaluator | undefined;
-  let keeper: LoanKeeper | undefined;
-  let rfqKeeper: RfqDeadlineKeeper | undefined;
-  let relay: AgreementEventRelay | undefined;
+  // The periodic jobs: target evaluation, the loans' and RFQs' own moves, and every change of
+  // a loan, RFQ or proposal published (docs/targets.md, docs/loans.md, docs/rfq.md).
+  const jobs: Poller[] = [];
   let eventsProducer: ReturnType<typeof kafka.producer> | undefined;
   if (opts.evaluateTargets ?? opts.processors ?? true) {
     const ch = openClickHouse(config, 'targets', { ...INGEST_CLICKHOUSE, log: log.child('clickhouse') });
@@ -238,15 +241,10 @@ export async function startService(config: Config, log: Logger, opts: ServiceOpt
     eventsProducer = createProducer(kafka);
     await eventsProducer.connect();
     const events = new KafkaEventPublisher(eventsProducer, topicName(config, 'targets.events'), frameHeader(schemaIds.get('targets.events')!));
-    evaluator = new TargetEvaluator({ ch, targets: new TargetRepository(ch), reference: new ReferenceRepository(ch), events, log: log.child('targets'), now, latenessMs: config.latenessMs, rolledUp: deps.rolledUp });
-    evaluator.start();
-    // Loans' own moves, and every change of a loan, RFQ or proposal published (docs/loans.md).
-    keeper = new LoanKeeper({ ch, locks: deps.locks, pairs: async () => (await deps.referenceLists.lists()).pairs, log: log.child('loans'), now, rolledUp: deps.rolledUp });
-    keeper.start();
-    // RFQs closed at their deadline and proposals expired on time, also when nobody asks (docs/rfq.md).
-    rfqKeeper = new RfqDeadlineKeeper({ ch, locks: deps.locks, log: log.child('rfq'), now });
-    rfqKeeper.start();
-    relay = new AgreementEventRelay(
+    const evaluator = new TargetEvaluator({ ch, targets: new TargetRepository(ch), reference: new ReferenceRepository(ch), events, log: log.child('targets'), now, latenessMs: config.latenessMs, rolledUp: deps.rolledUp });
+    const keeper = new LoanKeeper({ ch, locks: deps.locks, pairs: async () => (await deps.referenceLists.lists()).pairs, log: log.child('loans'), now, rolledUp: deps.rolledUp });
+    const rfqKeeper = new RfqDeadlineKeeper({ ch, locks: deps.locks, log: log.child('rfq'), now });
+    const relay = new AgreementEventRelay(
       ch,
       eventsProducer,
       {
@@ -256,7 +254,11 @@ export async function startService(config: Config, log: Logger, opts: ServiceOpt
       log.child('agreements'),
       now,
     );
-    relay.start();
+    for (const [job, everyMs] of [[evaluator, 5_000], [keeper, 10_000], [rfqKeeper, 5_000], [relay, 2_000]] as const) {
+      const poller = new Poller(job, log);
+      poller.start(everyMs);
+      jobs.push(poller);
+    }
   }
   if ((opts.processors ?? true) && config.telegramBotToken) {
     const ch = openClickHouse(config, 'telegram', { ...INGEST_CLICKHOUSE, log: log.child('clickhouse') });
@@ -297,7 +299,7 @@ export async function startService(config: Config, log: Logger, opts: ServiceOpt
       const timer = setTimeout(() => (late = cancelAll()), STOP_GRACE_MS);
       try {
         // Their runs in progress finish before the connections they use close.
-        await Promise.allSettled([evaluator?.stop(), keeper?.stop(), rfqKeeper?.stop(), relay?.stop()]);
+        await Promise.allSettled(jobs.map((j) => j.stop()));
         await eventsProducer?.disconnect();
         await Promise.all(consumers.map((c) => c.stop()));
         await minutesProducer?.disconnect();

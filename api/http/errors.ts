@@ -1,7 +1,9 @@
 // The few named error factories every route uses; the error handler turns them into the
 // specification's shapes (part 7). Nothing else in the API builds an error body.
 
-export type FieldErrors = { [field: string]: string[] | string | FieldErrors | FieldErrors[] };
+import type { FieldErrors } from '../../domain/outcome.ts';
+
+export type { FieldErrors };
 
 export class HttpError extends Error {
   constructor(

@@ -1,7 +1,7 @@
 // Loans, RFQs and proposals as versioned records (schemas/clickhouse/040_agreements.sql).
 // Every change is a new version of the record; a write of several records is one insert,
 // so it is whole or absent also across a crash. Writers hold the `agreements` lock
-// (api/auth/locks.ts) while they read, check and write, so two changes of one record
+// (lib/locks.ts) while they read, check and write, so two changes of one record
 // cannot both pass their checks against the same version.
 import crypto from 'node:crypto';
 import type { ClickHouse, Params } from '../../lib/clickhouse.ts';

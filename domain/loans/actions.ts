@@ -1,6 +1,7 @@
 // The actions of a loan's state machine (addendum section 7), as pure functions of the loan
-// and the clock: the API checks and applies them, the keeper (processors/loans/keeper.ts)
-// applies the service's own moves. Each returns the next version or why not.
+// and the clock: the commands (domain/loans/commands.ts) apply the callers' ones, the keeper
+// (processors/loans/keeper.ts) writes the service's own moves. Each returns the next version
+// or why not.
 import { actionAllowed, moved, SETTLEMENTS, type Loan, type LoanAction, type Settlement } from './loan.ts';
 
 export type ActionResult = { loan: Loan; error?: undefined } | { error: { message: string } | { fields: Record<string, string[]> }; loan?: undefined };
@@ -55,9 +56,12 @@ function settleTranche(loan: Loan, input: SettleInput, at: { now: number; by: nu
   return { loan: tranches.every((t) => t.settlement !== null) ? { ...moved(loan, 'settled', at.now, at.by), tranches } : next };
 }
 
-/** The service's move of an active loan whose last tranche has expired; undefined when none is due. */
+/** The service's move of an active loan whose last tranche has expired, dated at that expiry; undefined when none is due. */
 export function settlementDue(loan: Loan, now: number): Loan | undefined {
   if (loan.status !== 'active') return undefined;
   const last = Math.max(...loan.tranches.map((t) => t.expires_at));
-  return now >= last ? moved(loan, 'settlement_due', now, 0) : undefined;
+  return now >= last ? moved(loan, 'settlement_due', last, 0) : undefined;
 }
+
+/** The loan as it stands at `now`, the keeper's move written yet or not (reads show this). */
+export const loanAsOf = (loan: Loan, now: number): Loan => settlementDue(loan, now) ?? loan;

@@ -5,6 +5,7 @@
 // (the activate action at once, the keeper on its next run after a crash between them). The
 // mark keeps a target the project switches off later from being switched on again.
 import type { AgreementStore } from '../agreements/store.ts';
+import type { LockSource } from '../../lib/locks.ts';
 import { definitionOf, type TargetRepository } from '../targets/repository.ts';
 import { loanRecord, type Loan } from './loan.ts';
 
@@ -16,7 +17,7 @@ export const awardTargetsDue = (l: Loan): boolean => l.status === 'active' && (l
  * holds the agreements lock; this takes the targets lock inside it (that order only).
  */
 export async function activateAwardTargets(
-  d: { store: AgreementStore; targets: TargetRepository; locks: { with<T>(name: string, fn: () => Promise<T>): Promise<T> } },
+  d: { store: AgreementStore; targets: TargetRepository; locks: LockSource },
   loan: Loan,
   at: number,
   by: number,

@@ -2,7 +2,7 @@
 // its loans; members of the market maker read the loans made to it and nothing else;
 // staff everything. A loan a caller may not see is answered as unknown (404).
 import type { User } from '../accounts/users.ts';
-import type { Organization } from '../reference/repository.ts';
+import type { Organization, ReferenceLists } from '../reference/repository.ts';
 import { organizationsOf, type VisibilitySource } from '../reference/visibility.ts';
 
 type Parties = { organization: string; market_maker: string };
@@ -31,4 +31,20 @@ export async function loanAccess(src: VisibilitySource, user: User): Promise<Loa
     canManage,
     canSee: (l) => canManage(l) || makers.has(l.market_maker),
   };
+}
+
+/** Who acts, and what the commands and reads check against: read once per request. */
+export interface LoanCaller {
+  user: number;
+  access: LoanAccess;
+  /** Every organization, by slug. */
+  organizations: Map<string, Organization>;
+  lists: ReferenceLists;
+  /** The request's moment. */
+  now: number;
+}
+
+export async function loanCallerOf(src: VisibilitySource, user: User, now: number): Promise<LoanCaller> {
+  const [access, lists] = await Promise.all([loanAccess(src, user), src.referenceLists.lists()]);
+  return { user: user.id, access, organizations: new Map(lists.organizations.map((o) => [o.slug, o])), lists, now };
 }

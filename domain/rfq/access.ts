@@ -4,7 +4,7 @@
 // everyone) and only their own proposals; staff see and manage everything. Whatever a
 // caller may not see reads as absent (404), so existence does not leak.
 import type { User } from '../accounts/users.ts';
-import type { Organization } from '../reference/repository.ts';
+import type { Organization, ReferenceLists } from '../reference/repository.ts';
 import { organizationsOf, type VisibilitySource } from '../reference/visibility.ts';
 import { invites, proposalsUnsealed, type Proposal, type Rfq } from './rfq.ts';
 
@@ -42,4 +42,20 @@ export async function rfqAccess(src: VisibilitySource, user: User): Promise<RfqA
     proposers,
     canSeeProposal: (q, p, now) => staff || makers.has(p.market_maker) || (projects.has(q.organization) && proposalsUnsealed(q, now)),
   };
+}
+
+/** Who acts, and what the commands and reads check against: read once per request. */
+export interface RfqCaller {
+  user: number;
+  access: RfqAccess;
+  lists: ReferenceLists;
+  /** Every organization, by slug. */
+  organizations: Map<string, Organization>;
+  /** The request's moment: deadlines and validity are judged at it. */
+  now: number;
+}
+
+export async function rfqCallerOf(src: VisibilitySource, user: User, now: number): Promise<RfqCaller> {
+  const [access, lists] = await Promise.all([rfqAccess(src, user), src.referenceLists.lists()]);
+  return { user: user.id, access, lists, organizations: new Map(lists.organizations.map((o) => [o.slug, o])), now };
 }

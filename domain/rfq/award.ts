@@ -11,6 +11,7 @@
 // The caller holds the agreements lock; this takes the targets lock inside it (that order
 // only, so the two cannot deadlock with a targets batch).
 import type { AgreementRecord, AgreementStore } from '../agreements/store.ts';
+import type { LockSource } from '../../lib/locks.ts';
 import { draftLoan, loanRecord, type LoanTerms } from '../loans/loan.ts';
 import type { TargetDefinition, TargetRepository } from '../targets/repository.ts';
 import { pairsOf } from './comparison.ts';
@@ -25,7 +26,7 @@ export interface AwardDeps {
   store: AgreementStore;
   targets: TargetRepository;
   ids: { next(sequence: string, floor: number): Promise<number> };
-  locks: { with<T>(name: string, fn: () => Promise<T>): Promise<T> };
+  locks: LockSource;
   /** Test-only: called between the targets' insert and the award's (a crash point). */
   betweenWrites?: () => void | Promise<void>;
 }

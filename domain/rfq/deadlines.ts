@@ -1,10 +1,18 @@
 // The service's own moves (addendum section 8; docs/rfq.md, "Deadlines"): an `open` RFQ
 // whose deadline has come becomes `closed`, and a live proposal whose `valid_until` has
-// passed becomes `expired`. Run by the deadline keeper (processors/rfq/deadline-keeper.ts)
-// and before every RFQ request acts (api/resources/rfqs/), so nothing is decided on a
-// state the clock has already changed, also between two runs of the keeper.
+// passed becomes `expired`. The deadline keeper (processors/rfq/deadline-keeper.ts) writes
+// them every few seconds; a command applies them before it acts, under the same lock, so
+// nothing is decided on a state the clock has already changed; a read shows each record as
+// it stands at its moment (`rfqAsOf`, `proposalAsOf`), written yet or not.
 import { AGREEMENTS_LOCK, AgreementStore, type AgreementRecord } from '../agreements/store.ts';
+import type { LockSource } from '../../lib/locks.ts';
 import { LIVE_PROPOSAL, nextProposal, nextRfq, proposalOf, proposalRecord, rfqOf, rfqRecord, type Proposal, type ProposalBody, type Rfq, type RfqBody } from './rfq.ts';
+
+/** The RFQ as it stands at `now`: closed from its deadline on (the history entry dated at the deadline, by 0, the service). */
+export const rfqAsOf = (q: Rfq, now: number): Rfq => (q.status === 'open' && q.deadline <= now ? nextRfq(q, 'closed', q.deadline, 0) : q);
+
+/** The proposal as it stands at `now`: expired from its valid_until on, while live. */
+export const proposalAsOf = (p: Proposal, now: number): Proposal => (LIVE_PROPOSAL.includes(p.status) && p.valid_until <= now ? nextProposal(p, 'expired', p.valid_until, 0) : p);
 
 /**
  * The moves due at `now` among these records: new versions to write (by 0, the service),
@@ -14,8 +22,14 @@ import { LIVE_PROPOSAL, nextProposal, nextRfq, proposalOf, proposalRecord, rfqOf
 export function dueMoves(rfqs: readonly Rfq[], proposals: readonly Proposal[], now: number): AgreementRecord<unknown>[] {
   const out: AgreementRecord<unknown>[] = [];
   const change = { at: now, by: 0 };
-  for (const q of rfqs) if (q.status === 'open' && q.deadline <= now) out.push(rfqRecord(nextRfq(q, 'closed', q.deadline, 0), change));
-  for (const p of proposals) if (LIVE_PROPOSAL.includes(p.status) && p.valid_until <= now) out.push(proposalRecord(nextProposal(p, 'expired', p.valid_until, 0), change));
+  for (const q of rfqs) {
+    const moved = rfqAsOf(q, now);
+    if (moved !== q) out.push(rfqRecord(moved, change));
+  }
+  for (const p of proposals) {
+    const moved = proposalAsOf(p, now);
+    if (moved !== p) out.push(proposalRecord(moved, change));
+  }
   return out;
 }
 
@@ -24,7 +38,7 @@ export const anyDue = (rfqs: readonly Rfq[], proposals: readonly Proposal[], now
 
 export interface Deadlines {
   store: AgreementStore;
-  locks: { with<T>(name: string, fn: () => Promise<T>): Promise<T> };
+  locks: LockSource;
 }
 
 export async function readAll(store: AgreementStore): Promise<{ rfqs: Rfq[]; proposals: Proposal[] }> {

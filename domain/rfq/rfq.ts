@@ -227,3 +227,28 @@ export const invites = (q: Pick<Rfq, 'invited'>, marketMaker: string): boolean =
 /** Days of a month in retainer arithmetic. */
 export const DAYS_PER_MONTH = 30;
 export const DAYS_PER_YEAR = 365;
+
+/** The words of a refused change (400 `{message}`, 403 `{detail}`, or a field's message). */
+export const RFQ_STATE_MESSAGES = {
+  rfqAction: (action: RfqAction, q: Rfq) => `Cannot ${action} RFQ ${q.id}: it is ${q.status}.`,
+  patch: (q: Rfq) => `RFQ ${q.id} is ${q.status}: only a draft can be changed.`,
+  openPast: (q: Rfq) => `Cannot open RFQ ${q.id}: its deadline has passed; set a later one first.`,
+  notAccepting: (q: Rfq) => `RFQ ${q.id} is ${q.status === 'open' ? 'past its deadline' : q.status}: proposals are not accepted.`,
+  live: (mm: string, p: Proposal) => `${mm} already has proposal ${p.id} on this RFQ (${p.status}): revise it instead.`,
+  proposalAction: (action: ProposalAction, p: Proposal, q: Rfq) =>
+    !PROPOSAL_ACTION_FROM[action].includes(p.status)
+      ? `Cannot ${action} proposal ${p.id}: it is ${p.status}.`
+      : q.status === 'open' && action === 'revise'
+        ? `Cannot revise proposal ${p.id}: RFQ ${q.id} is past its deadline.`
+        : `Cannot ${action} proposal ${p.id}: RFQ ${q.id} is ${q.status}.`,
+  award: (q: Rfq) => `Cannot award RFQ ${q.id}: it is ${q.status}.`,
+  awardSealed: (q: Rfq) => `Cannot award RFQ ${q.id}: it is sealed until its deadline (${new Date(q.deadline).toISOString()}).`,
+  awardProposal: (p: Proposal) => `Cannot award proposal ${p.id}: it is ${p.status}.`,
+  notOfRfq: (id: number) => `Proposal ${id} is not a proposal of this RFQ.`,
+  sealed: (q: Rfq) => `RFQ ${q.id} is sealed: its proposals are shown after the deadline (${new Date(q.deadline).toISOString()}).`,
+  otherProject: (q: Rfq) => `Must be an asset of ${q.organization}, the project of this RFQ.`,
+  noProjects: 'Only members of a project may request proposals.',
+  notProposer: 'Only an invited market maker may propose.',
+  marketMaker: (s: string) => `"${s}" is not an invited market maker you may propose for.`,
+  chooseMarketMaker: 'Name the market maker that proposes: you may propose for more than one.',
+} as const;

@@ -10,6 +10,7 @@ import type { ClickHouse } from '../../lib/clickhouse.ts';
 import { sendInParts } from '../../lib/kafka.ts';
 import type { Logger } from '../../lib/log.ts';
 import type { AgreementEventMessage } from '../../schemas/index.ts';
+import type { PolledJob } from '../shell/poller.ts';
 
 /** The notifications_sent channel that marks versions already published. */
 export const RELAY_CHANNEL = 'agreements';
@@ -40,10 +41,10 @@ export function eventOf(r: AgreementRecord<unknown>): AgreementEventMessage {
   };
 }
 
-export class AgreementEventRelay {
+/** Run every few seconds by the service's Poller (processors/shell/poller.ts). */
+export class AgreementEventRelay implements PolledJob {
+  readonly name = 'agreement events relay';
   private readonly store: AgreementStore;
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<unknown> = Promise.resolve();
 
   constructor(
     private readonly ch: ClickHouse,
@@ -75,18 +76,5 @@ export class AgreementEventRelay {
       changes.map((r) => ({ channel: RELAY_CHANNEL, event_id: eventIdOf(r), sent_at: at })),
     );
     return changes.length;
-  }
-
-  start(pollMs = 2_000): void {
-    const tick = () => {
-      this.running = this.running.then(() => this.runOnce()).catch((e: unknown) => this.log.error('agreement events relay failed', { err: e as Error }));
-    };
-    this.timer = setInterval(tick, pollMs);
-    tick();
-  }
-
-  async stop(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
-    await this.running;
   }
 }

@@ -16,12 +16,14 @@ import type { Pair } from '../../domain/reference/repository.ts';
 import type { ClickHouse } from '../../lib/clickhouse.ts';
 import type { Logger } from '../../lib/log.ts';
 import type { RolledUp } from '../../domain/market/repositories/rollup-marks.ts';
+import type { LockSource } from '../../lib/locks.ts';
+import type { PolledJob } from '../shell/poller.ts';
 
 const DAY = 86_400_000;
 
 export interface KeeperDeps {
   ch: ClickHouse;
-  locks: { with<T>(name: string, fn: () => Promise<T>): Promise<T> };
+  locks: LockSource;
   pairs: () => Promise<readonly Pair[]>;
   log: Logger;
   now: () => number;
@@ -32,11 +34,11 @@ export interface KeeperDeps {
 /** A tranche's strike window: the 7 days after its disbursement. */
 const strikeWindow = (disbursedAt: number): [number, number] => [disbursedAt, disbursedAt + STRIKE_TWAP_DAYS * DAY];
 
-export class LoanKeeper {
+/** Run every few seconds by the service's Poller (processors/shell/poller.ts). */
+export class LoanKeeper implements PolledJob {
+  readonly name = 'loan keeper';
   private readonly store: AgreementStore;
   private readonly targets: TargetRepository;
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<unknown> = Promise.resolve();
 
   constructor(private readonly deps: KeeperDeps) {
     this.store = new AgreementStore(deps.ch);
@@ -83,18 +85,5 @@ export class LoanKeeper {
       changed = true;
     }
     return changed ? { ...loan, tranches, version: loan.version + 1 } : undefined;
-  }
-
-  start(pollMs = 10_000): void {
-    const tick = () => {
-      this.running = this.running.then(() => this.runOnce()).catch((e: unknown) => this.deps.log.error('loan keeper failed', { err: e as Error }));
-    };
-    this.timer = setInterval(tick, pollMs);
-    tick();
-  }
-
-  async stop(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
-    await this.running;
   }
 }

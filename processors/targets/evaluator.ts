@@ -29,6 +29,7 @@ import type { TargetEventMessage } from '../../schemas/index.ts';
 import { AgreementStore } from '../../domain/agreements/store.ts';
 import { loanOf, type LoanRecord } from '../../domain/loans/loan.ts';
 import type { RolledUp } from '../../domain/market/repositories/rollup-marks.ts';
+import type { PolledJob } from '../shell/poller.ts';
 
 const MINUTE = 60_000;
 const HOUR = 3_600_000;
@@ -59,10 +60,10 @@ export interface MinuteResult {
 
 const key = (exchange: string, pair: string) => `${exchange}\u0000${pair}`;
 
-export class TargetEvaluator {
+/** Run every few seconds by the service's Poller (processors/shell/poller.ts): each run catches up to the due minute. */
+export class TargetEvaluator implements PolledJob {
+  readonly name = 'target evaluation';
   private readonly evaluations: EvaluationRepository;
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<void> = Promise.resolve();
 
   private readonly agreements: AgreementStore;
 
@@ -76,21 +77,8 @@ export class TargetEvaluator {
     return Math.floor((this.deps.now() - this.deps.latenessMs - MINUTE) / MINUTE) * MINUTE;
   }
 
-  start(pollMs = 5_000): void {
-    const tick = () => {
-      this.running = this.running
-        .then(async () => {
-          await this.catchUp();
-        })
-        .catch((e: unknown) => this.deps.log.error('target evaluation failed', { err: e as Error }));
-    };
-    this.timer = setInterval(tick, pollMs);
-    tick();
-  }
-
-  async stop(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
-    await this.running;
+  runOnce(): Promise<MinuteResult[]> {
+    return this.catchUp();
   }
 
   /** Evaluates every minute from the last one evaluated up to the due one, in order. */

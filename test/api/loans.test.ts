@@ -5,8 +5,8 @@
 // one loans.events message per change.
 import { expect } from 'chai';
 import type { KafkaMessage } from 'kafkajs';
-import { CHANGE_MESSAGES } from '../../api/resources/loans/change.ts';
-import { LOAN_MESSAGES } from '../../api/resources/loans/input.ts';
+import { CHANGE_MESSAGES } from '../../domain/loans/commands.ts';
+import { LOAN_MESSAGES } from '../../domain/loans/terms.ts';
 import { ACTION_MESSAGES } from '../../domain/loans/actions.ts';
 import { topicName } from '../../lib/kafka.ts';
 import { AgreementEventRelay } from '../../processors/agreements/event-relay.ts';
@@ -342,6 +342,33 @@ describe('loans', function () {
       expect(paged.body).to.include({ count: 5, page: 2, page_size: 3 });
       expect(paged.body.results.map((l) => l.id)).to.deep.equal([all[3]!.id, all[4]!.id]);
       expect((await list('owner', { statuses: 'lost' })).status).to.equal(400);
+    });
+  });
+
+  describe('the clock', () => {
+    it('a read shows a loan past its last expiry as settlement_due without writing it; the next action writes that move first', async () => {
+      const expires = Date.now() + 1_500;
+      const made = await post('owner', terms({ tranches: [{ quantity: 1000, strike_basis: 'fixed', strike_price: 1.5, expires_at: iso(expires) }] }));
+      expect(made.status, made.text).to.equal(201);
+      expect((await act('owner', made.body.id, { action: 'activate' })).body.status).to.equal('active');
+      const shown = await waitFor('the expiry', async () => {
+        const r = (await get('owner', made.body.id)).body;
+        return r.status === 'settlement_due' && r;
+      });
+      expect(shown.history.at(-1)).to.deep.equal({ status: 'settlement_due', at: iso(expires), by: 0 });
+      // No keeper runs in the test service: the read wrote nothing.
+      const store = new AgreementStore(testStack().service.deps.ch);
+      expect((await store.one('loan', made.body.id))?.status).to.equal('active');
+      expect((await list('maker', { statuses: 'settlement_due' })).body.map((l) => l.id)).to.include(made.body.id);
+      const d = await act('owner', made.body.id, { action: 'default' });
+      expect(d.body.status, d.text).to.equal('defaulted');
+      const versions = await store.versions('loan', made.body.id);
+      expect(versions.map((v) => [v.version, v.status, v.changed_by === 0])).to.deep.equal([
+        [1, 'draft', false],
+        [2, 'active', false],
+        [3, 'settlement_due', true],
+        [4, 'defaulted', false],
+      ]);
     });
   });
 

@@ -5,8 +5,8 @@
 // targets, and one rfq.events message per change.
 import { expect } from 'chai';
 import type { KafkaMessage } from 'kafkajs';
-import { RFQ_STATE_MESSAGES } from '../../api/resources/rfqs/routes.ts';
-import { RFQ_MESSAGES } from '../../api/resources/rfqs/input.ts';
+import { RFQ_STATE_MESSAGES } from '../../domain/rfq/rfq.ts';
+import { RFQ_MESSAGES } from '../../domain/rfq/terms.ts';
 import { book, trustedDepth, trustedVolume } from '../../domain/market/families/index.ts';
 import { levelIndex, LEVELS_BPS } from '../../domain/market/facts.ts';
 import { Rollups } from '../../domain/market/repositories/rollups.ts';
@@ -395,6 +395,44 @@ describe('RFQ', function () {
       const c = await api('owner', 'POST', `/v2/organizations/rfqs/${id}/actions/`, { action: 'cancel' });
       expect(c.body.status).to.equal('cancelled');
       expect((await api('owner', 'POST', `/v2/organizations/rfqs/${id}/actions/`, { action: 'close' })).body).to.deep.equal({ message: `Cannot close RFQ ${id}: it is cancelled.` });
+    });
+  });
+
+  describe('reads never write', () => {
+    it('an RFQ past its deadline reads closed, with that version listed, before anything writes it; the next change writes it first', async () => {
+      const deadline = Date.now() + 1_500;
+      const q = await api('owner', 'POST', '/v2/organizations/rfqs/', rfqBody({ deadline: iso(deadline) }));
+      const id = q.body.id;
+      await api('owner', 'POST', `/v2/organizations/rfqs/${id}/actions/`, { action: 'open' });
+      const p = await api('maker', 'POST', `/v2/organizations/rfqs/${id}/proposals/`, proposalBody({ valid_until: iso(deadline) }));
+      expect(p.status, p.text).to.equal(201);
+      const closed = await waitFor('the deadline', async () => {
+        const r = await api('maker', 'GET', `/v2/organizations/rfqs/${id}/`);
+        return r.body.status === 'closed' && r.body;
+      });
+      expect(closed.history.at(-1)).to.deep.equal({ status: 'closed', at: iso(deadline), by: 0 });
+      expect((await api('maker', 'GET', `/v2/organizations/rfqs/${id}/proposals/${p.body.id}/`)).body.status).to.equal('expired');
+      const versions = await api('owner', 'GET', `/v2/organizations/rfqs/${id}/versions/`);
+      expect(versions.body.map((v: { version: number; status: string }) => [v.version, v.status])).to.deep.equal([
+        [1, 'draft'],
+        [2, 'open'],
+        [3, 'closed'],
+      ]);
+      const pv = await api('maker', 'GET', `/v2/organizations/rfqs/${id}/proposals/${p.body.id}/versions/`);
+      expect(pv.body.map((v: { status: string }) => v.status)).to.deep.equal(['submitted', 'expired']);
+      // No keeper runs in the test service: the reads wrote nothing.
+      const store = new AgreementStore(testStack().service.deps.ch);
+      expect((await store.one('rfq', id))?.status).to.equal('open');
+      expect((await store.one('proposal', p.body.id))?.status).to.equal('submitted');
+      const cancelled = await api('owner', 'POST', `/v2/organizations/rfqs/${id}/actions/`, { action: 'cancel' });
+      expect(cancelled.body.status, cancelled.text).to.equal('cancelled');
+      expect((await store.versions('rfq', id)).map((v) => [v.version, v.status, v.changed_by === 0])).to.deep.equal([
+        [1, 'draft', false],
+        [2, 'open', false],
+        [3, 'closed', true],
+        [4, 'cancelled', false],
+      ]);
+      expect((await store.one('proposal', p.body.id))?.status).to.equal('expired');
     });
   });
 

@@ -1,78 +1,79 @@
 // The loans resource (addendum section 7; docs/loans.md): list, create, read, change a
 // draft, and the actions of the state machine. Reading takes a token or an API key with
 // `metrics:read`; changing takes a signed-in member of the lender (API keys have no scope
-// for it). A loan the caller may not see answers 404; one it sees but may not change, 403.
-import { pathId, type Handlers } from '../../http/contract.ts';
+// for it). Each handler reads the caller, calls one read (domain/loans/reads.ts) or command
+// (domain/loans/commands.ts), and presents the loans with their valuation and KPI; a
+// refusal becomes 404, 403 or 400 (api/http/outcomes.ts).
 import type { Context } from 'koa';
-import { AgreementStore } from '../../../domain/agreements/store.ts';
-import { loanOf, type Loan, type LoanRecord } from '../../../domain/loans/loan.ts';
-import { assetTwaps } from '../../../domain/market/prices.ts';
-import { evaluationCounts, kpiOf, kpiTargetsOf, valuationOf } from '../../../domain/loans/valuation.ts';
-import { loanAccess, type LoanAccess } from '../../../domain/loans/visibility.ts';
-import { TargetRepository } from '../../../domain/targets/repository.ts';
+import { actOnLoan, changeLoan, createLoan, type LoanEnv } from '../../../domain/loans/commands.ts';
+import type { Loan } from '../../../domain/loans/loan.ts';
+import { listLoans, readLoan, valued } from '../../../domain/loans/reads.ts';
+import { loanCallerOf, type LoanCaller } from '../../../domain/loans/visibility.ts';
+import { assetTwap } from '../../../domain/market/prices.ts';
 import type { ApiDeps } from '../../deps.ts';
 import { authenticate, principalOf } from '../../http/auth.ts';
-import { notFound } from '../../http/errors.ts';
-import { loanAction } from './actions.ts';
-import { createLoan, patchLoan } from './change.ts';
-import type { LoanContext } from './input.ts';
-import { listLoans } from './list.ts';
+import { pathId, type BodyOf, type Handlers } from '../../http/contract.ts';
+import { listQuery, paged } from '../../http/list-query.ts';
+import { valueOf } from '../../http/outcomes.ts';
 import { presentLoan } from './present.ts';
 
-const DAY = 86_400_000;
-
-export interface LoanServices {
-  deps: ApiDeps;
-  store: AgreementStore;
-  targets: TargetRepository;
-}
+const LISTS = ['organizations', 'market_makers', 'assets', 'statuses'] as const;
 
 export function loanHandlers(deps: ApiDeps): Handlers {
-  const s: LoanServices = { deps, store: new AgreementStore(deps.ch), targets: new TargetRepository(deps.ch) };
-  return {
-    listLoans: listLoans(s),
-    createLoan: createLoan(s),
-    getLoan: readLoan(s),
-    updateLoan: patchLoan(s),
-    loanAction: loanAction(s),
+  const env: LoanEnv = {
+    store: deps.agreements,
+    targets: deps.targets,
+    ids: deps.ids,
+    locks: deps.locks,
+    assetTwap: async (asset, from, to) => assetTwap(deps.ch, asset, (await deps.referenceLists.lists()).pairs, from, to, await deps.rolledUp.through()),
   };
-}
+  const read = authenticate(deps, { apiKeyScope: 'metrics:read' });
+  const write = authenticate(deps);
+  const caller = (ctx: Context): Promise<LoanCaller> => loanCallerOf(deps, principalOf(ctx.state).user, deps.now());
+  /** Loans as shown: each with its valuation and KPI as of the caller's moment. */
+  const present = async (c: LoanCaller, loans: readonly Loan[]) => {
+    const src = { ch: deps.ch, targets: deps.targets, pairs: c.lists.pairs, rolledUpTo: await deps.rolledUp.through() };
+    return (await valued(src, loans, c.now)).map((v) => presentLoan(v.loan, c.organizations, v.valuation, v.kpi));
+  };
 
-export async function loanContext(s: LoanServices, ctx: Context): Promise<LoanContext> {
-  const user = principalOf(ctx.state).user;
-  const [access, lists] = await Promise.all([loanAccess(s.deps, user), s.deps.referenceLists.lists()]);
-  return { access, organizations: new Map(lists.organizations.map((o) => [o.slug, o])), lists };
-}
-
-/** The loan of the path's id as the caller may see it; 404 for an unknown id and for one the caller may not see. */
-export async function visibleLoan(s: LoanServices, ctx: Context, access: LoanAccess): Promise<Loan> {
-  const record = await s.store.one<LoanRecord['body']>('loan', pathId(ctx));
-  const loan = record ? loanOf(record) : undefined;
-  if (!loan || !access.canSee(loan)) throw notFound();
-  return loan;
-}
-
-/** Loans as shown: each with its valuation (24-hour TWAP now) and KPI (its targets' evaluations since the start). */
-export async function presentLoans(s: LoanServices, loans: readonly Loan[], organizations: LoanContext['organizations']) {
-  if (loans.length === 0) return [];
-  const now = s.deps.now();
-  const { pairs } = await s.deps.referenceLists.lists();
-  const assets = [...new Set(loans.map((l) => l.asset))];
-  const [prices, targets] = await Promise.all([
-    s.deps.rolledUp.through().then((rolledUpTo) => assetTwaps(s.deps.ch, assets, pairs, now - DAY, now, rolledUpTo)),
-    s.targets.all({ type: 'mm', organizations: [...new Set(loans.map((l) => l.market_maker))], assets }),
-  ]);
-  const counts = await evaluationCounts(
-    s.deps.ch,
-    loans.flatMap((l) => kpiTargetsOf(l, targets).map((t) => ({ id: t.id, since: l.start_date }))),
-  );
-  return loans.map((l) => presentLoan(l, organizations, valuationOf(l, prices.get(l.asset) ?? null, now), kpiOf(l, targets, counts)));
-}
-
-function readLoan(s: LoanServices) {
-  return async (ctx: Context) => {
-    const c = await loanContext(s, ctx);
-    const loan = await visibleLoan(s, ctx, c.access);
-    ctx.body = (await presentLoans(s, [loan], c.organizations))[0];
+  return {
+    listLoans: [
+      read,
+      async (ctx) => {
+        const q = listQuery(ctx.state.query, LISTS);
+        const c = await caller(ctx);
+        ctx.body = await paged(await listLoans(deps.agreements, c, q.lists), q, (rows) => present(c, rows));
+      },
+    ],
+    createLoan: [
+      write,
+      async (ctx) => {
+        const c = await caller(ctx);
+        const loan = valueOf(await createLoan(env, c, ctx.state.body as BodyOf<'createLoan'>));
+        ctx.status = 201;
+        ctx.body = (await present(c, [loan]))[0];
+      },
+    ],
+    getLoan: [
+      read,
+      async (ctx) => {
+        const c = await caller(ctx);
+        ctx.body = (await present(c, [valueOf(await readLoan(deps.agreements, c, pathId(ctx)))]))[0];
+      },
+    ],
+    updateLoan: [
+      write,
+      async (ctx) => {
+        const c = await caller(ctx);
+        ctx.body = (await present(c, [valueOf(await changeLoan(env, c, pathId(ctx), ctx.state.body as BodyOf<'updateLoan'>))]))[0];
+      },
+    ],
+    loanAction: [
+      write,
+      async (ctx) => {
+        const c = await caller(ctx);
+        ctx.body = (await present(c, [valueOf(await actOnLoan(env, c, pathId(ctx), ctx.state.body as BodyOf<'loanAction'>))]))[0];
+      },
+    ],
   };
 }

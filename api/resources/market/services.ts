@@ -1,5 +1,6 @@
 // What the market handlers share: the repositories and caches they read through, and the
 // caller's visible market (domain/reference/visibility.ts) with the pairs of the assets asked.
+import { createHash } from 'node:crypto';
 import type { Context } from 'koa';
 import type { BookPartial, DerivativePartial, PartialKey, TradePartial } from '../../../domain/market/families/index.ts';
 import type { Pair, ReferenceLists } from '../../../domain/reference/repository.ts';
@@ -46,6 +47,7 @@ export async function callerOf(s: MarketServices, ctx: Context): Promise<Caller>
  */
 export class CallerScopes {
   private readonly byUser = new WeakMap<User, { lists: ReferenceLists; scope: Promise<CallerScope> }>();
+  private readonly digests = new WeakMap<CallerScope, string>();
 
   constructor(private readonly deps: MarketServices['deps']) {}
 
@@ -59,6 +61,16 @@ export class CallerScopes {
       if (this.byUser.get(user)?.scope === scope) this.byUser.delete(user);
     });
     return scope;
+  }
+
+  /** A short digest of what the scope shows (its assets and pairs), kept as long as the scope. */
+  digest(scope: CallerScope): string {
+    let digest = this.digests.get(scope);
+    if (digest === undefined) {
+      digest = createHash('sha1').update(JSON.stringify([scope.assets, scope.pairs])).digest('base64');
+      this.digests.set(scope, digest);
+    }
+    return digest;
   }
 }
 

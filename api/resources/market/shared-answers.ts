@@ -2,7 +2,6 @@
 // identical to one begun less than a second ago (same path, parameters, output format and
 // visibility) gets that one's answer, computed once. The handler's response is taken as
 // bytes, so every request sharing it is sent the same.
-import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import type { Context } from 'koa';
 import type { Answer, RecentAnswers } from '../../market-caches/recent-answers.ts';
@@ -16,17 +15,9 @@ function canonical(v: unknown): unknown {
   return v;
 }
 
-/** Digests of scopes: a scope is kept while its user row and the reference lists are (services.ts, CallerScopes). */
-const digests = new WeakMap<Caller['scope'], string>();
-
 /** What the caller may see, as the handlers read it: the staff flag (the leaderboard's bounds), the assets and the pairs. */
-function visibility({ user, scope }: Caller): string {
-  let digest = digests.get(scope);
-  if (digest === undefined) {
-    digest = createHash('sha1').update(JSON.stringify([scope.assets, scope.pairs])).digest('base64');
-    digests.set(scope, digest);
-  }
-  return `${user.is_staff ? 'staff' : 'user'}:${digest}`;
+function visibility(s: MarketServices, { user, scope }: Caller): string {
+  return `${user.is_staff ? 'staff' : 'user'}:${s.scopes.digest(scope)}`;
 }
 
 async function bytesOf(body: unknown): Promise<Buffer> {
@@ -53,7 +44,7 @@ export function sharedAnswers(s: MarketServices, answers: RecentAnswers, path: s
   return async (ctx, raw) => {
     const caller = await callerOf(s, ctx);
     if (!answers.enabled) return handler(ctx, raw, caller);
-    const key = JSON.stringify([path, canonical(raw), ctx.query.type ?? null, ctx.query.filename ?? null, visibility(caller)]);
+    const key = JSON.stringify([path, canonical(raw), ctx.query.type ?? null, ctx.query.filename ?? null, visibility(s, caller)]);
     const a = await answers.get(key, () => answerOf(ctx, handler, raw, caller));
     ctx.status = a.status;
     ctx.set(a.headers);

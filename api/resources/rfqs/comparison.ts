@@ -9,7 +9,7 @@ import { costOf, optionValueOf, requirementsMet } from '../../../domain/rfq/comp
 import type { Proposal, Rfq } from '../../../domain/rfq/rfq.ts';
 import { trackRecord, TRACK_RECORD_LEVELS, type TrackRecord } from '../../../domain/rfq/track-record.ts';
 import { presentProposal } from './present.ts';
-import type { RfqServices } from './routes.ts';
+import type { ApiDeps } from '../../deps.ts';
 
 const DAY = 86_400_000;
 
@@ -23,18 +23,18 @@ export function requirementLevels(q: Pick<Rfq, 'requirements'>): number[] {
   return out;
 }
 
-export async function compareProposals(s: RfqServices, q: Rfq, proposals: readonly Proposal[], organizations: ReadonlyMap<string, Organization>, now: number) {
+export async function compareProposals(deps: ApiDeps, q: Rfq, proposals: readonly Proposal[], organizations: ReadonlyMap<string, Organization>, now: number) {
   if (proposals.length === 0) return [];
-  const [lists, rolledUpTo] = await Promise.all([s.deps.referenceLists.lists(), s.deps.rolledUp.through()]);
+  const [lists, rolledUpTo] = await Promise.all([deps.referenceLists.lists(), deps.rolledUp.through()]);
   const makers = [...new Set(proposals.map((p) => p.market_maker))];
-  const [price, wallets] = await Promise.all([assetTwap(s.deps.ch, q.asset, lists.pairs, now - DAY, now, rolledUpTo), s.deps.reference.wallets()]);
+  const [price, wallets] = await Promise.all([assetTwap(deps.ch, q.asset, lists.pairs, now - DAY, now, rolledUpTo), deps.reference.wallets()]);
   const levels = [...TRACK_RECORD_LEVELS, ...requirementLevels(q)];
   const records = new Map<string, TrackRecord>();
   await Promise.all(
     makers.map(async (m) => {
       const org = organizations.get(m) ?? { slug: m, name: m, kind: 'market_maker' as const };
       const scope = scopeOf(org, lists);
-      records.set(m, await trackRecord(s.deps.ch, { organization: m, pairs: scope.pairs, wallets: wallets.filter((w) => w.organization === m), now, levels, rolledUpTo }));
+      records.set(m, await trackRecord(deps.ch, { organization: m, pairs: scope.pairs, wallets: wallets.filter((w) => w.organization === m), now, levels, rolledUpTo }));
     }),
   );
   return proposals.map((p) => {

@@ -1,6 +1,7 @@
 // An RFQ and a proposal as the endpoints show them (addendum section 8; docs/rfq.md):
 // times as ISO 8601, organizations as references, all hours as `market_hours: null`.
 import type { Organization } from '../../../domain/reference/repository.ts';
+import type { AwardResult } from '../../../domain/rfq/award.ts';
 import { acceptsProposals, type Kpi, type Proposal, type Rfq } from '../../../domain/rfq/rfq.ts';
 import { presentOrganization } from '../../presenters.ts';
 
@@ -54,5 +55,17 @@ export function presentProposal(p: Proposal, organizations: ReadonlyMap<string, 
     created_at: iso(p.created_at),
     // Every version is a status change or a revision, each with its history entry.
     updated_at: iso(p.history.at(-1)?.at ?? p.created_at),
+  };
+}
+
+/** The award's answer: the RFQ, the accepted proposal, the rejected ones, the draft loan and the KPI targets made or skipped. */
+export function presentAward(a: AwardResult, organizations: ReadonlyMap<string, Organization>, now: number) {
+  return {
+    rfq: presentRfq(a.rfq, organizations, now),
+    proposal: presentProposal(a.proposal, organizations),
+    rejected: a.rejected.map((p) => p.id),
+    loan: { id: a.loan, status: 'draft' },
+    targets: a.targets.map((t) => ({ id: t.id, organization: t.organization, asset: t.asset, exchange: t.exchange, pair: t.pair, metric: t.metric, threshold: t.threshold, direction: t.direction, market_hours: t.market_hours, active: t.active })),
+    skipped_targets: a.skipped.map((t) => ({ existing_id: t.existing_id, exchange: t.exchange, pair: t.pair, metric: t.metric, market_hours: t.market_hours })),
   };
 }

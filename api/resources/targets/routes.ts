@@ -2,7 +2,7 @@
 // preview, and saving a preview's batch. Reading takes a token or an API key with `metrics:read`; changing
 // targets takes a signed-in member (API keys have no scope for it).
 import type { Handlers } from '../../http/contract.ts';
-import { TargetRepository } from '../../../domain/targets/repository.ts';
+import type { TargetRepository } from '../../../domain/targets/repository.ts';
 import type { ApiDeps } from '../../deps.ts';
 import { authenticate } from '../../http/auth.ts';
 import { applyBatch } from './batch.ts';
@@ -16,7 +16,7 @@ export interface TargetServices {
 }
 
 export function targetHandlers(deps: ApiDeps): Handlers {
-  const s: TargetServices = { deps, targets: new TargetRepository(deps.ch) };
+  const s: TargetServices = { deps, targets: deps.targets };
   return {
     listTargets: listTargets(s),
     listTargetEvaluations: targetEvaluations(s),

@@ -1,15 +1,60 @@
 // An RFQ and a proposal as posted (addendum section 8; docs/rfq.md, "Fields") checked
 // against the reference data, the RFQ and each other: every invalid field is named, nested
 // ones nested (`{loan: {tranches: [{}, {strike_price: [...]}]}}`). Their shapes (types,
-// choices, bounds, lengths) were the contract's (api/openapi.yaml). Unset optional fields
-// take their defaults. The caller's rights are checked by the routes.
-import type { LoanModel, StrikeBasis } from '../../../domain/loans/loan.ts';
-import { isTargetMetric, defaultDirection, type TargetSession } from '../../../domain/targets/facts.ts';
-import type { Organization, ReferenceLists } from '../../../domain/reference/repository.ts';
-import type { Kpi, PairRef, ProposalTerms, ProposalTranche, Rfq, RfqTerms } from '../../../domain/rfq/rfq.ts';
-import { parseTimestamp } from '../../../schemas/timestamps.ts';
-import type { BodyOf } from '../../http/contract.ts';
-import type { FieldErrors } from '../../http/errors.ts';
+// choices, bounds, lengths) were the contract's (api/openapi.yaml), whose body types must
+// fit the inputs below. Unset optional fields take their defaults. The caller's rights are
+// checked by the commands (domain/rfq/commands.ts).
+import type { LoanModel, StrikeBasis } from '../loans/loan.ts';
+import { isTargetMetric, defaultDirection, type Direction, type TargetSession } from '../targets/facts.ts';
+import type { Organization, ReferenceLists } from '../reference/repository.ts';
+import type { FieldErrors } from '../outcome.ts';
+import type { Kpi, PairRef, ProposalTerms, ProposalTranche, Rfq, RfqTerms } from './rfq.ts';
+import { parseTimestamp } from '../../schemas/timestamps.ts';
+
+/** A requirement or KPI as posted. */
+export interface KpiInput {
+  metric: string;
+  exchange?: string | null;
+  pair?: string | null;
+  threshold: number;
+  direction?: Direction | null;
+  market_hours?: string | null;
+}
+
+/** An RFQ's terms as posted (POST: all that are required; PATCH: those that change). */
+export interface RfqInput {
+  asset?: string;
+  title?: string;
+  description?: string;
+  models?: LoanModel[];
+  exchanges?: string[];
+  pairs?: string[];
+  loan_budget?: { quantity: number; quote_amount?: number };
+  term_days?: number;
+  requirements?: KpiInput[];
+  invited?: string[];
+  sealed?: boolean;
+  /** ISO 8601 or epoch ms. */
+  deadline?: string | number;
+}
+
+/** A proposal's terms as posted (POST: all that are required; a revision: those that change). */
+export interface ProposalInput {
+  market_maker?: string;
+  model?: LoanModel;
+  loan?: {
+    quantity: number;
+    quote_amount?: number;
+    tranches: { quantity: number; strike_basis: StrikeBasis; strike_price?: number | null; premium_pct?: number | null; expires_after_days: number }[];
+  };
+  retainer_fee_usd_month?: number;
+  interest_rate_pct?: number;
+  kpis?: KpiInput[];
+  exchanges?: string[];
+  notes?: string;
+  /** ISO 8601 or epoch ms. */
+  valid_until?: string | number;
+}
 
 export const RFQ_MESSAGES = {
   asset: (a: string) => `"${a}" is not an asset of a project you manage.`,
@@ -29,10 +74,6 @@ export const RFQ_MESSAGES = {
   retainer: 'A retainer fee above 0 is required for the retainer and hybrid models.',
   proposalExchange: (e: string) => `"${e}" is not one of the RFQ's exchanges.`,
 } as const;
-
-type RfqInput = BodyOf<'updateRfq'>;
-type ProposalInput = BodyOf<'createProposal'>;
-type KpiInput = NonNullable<RfqInput['requirements']>[number];
 
 /** Collects errors by field; nested errors are objects of the same shape. */
 class Errors {

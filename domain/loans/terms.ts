@@ -3,11 +3,10 @@
 // Every invalid field is named; a tranche's errors sit at its index.
 // The lender is the asset's owner: a caller lends only assets its projects own (staff any).
 import { DateTime } from 'luxon';
-import type { LoanModel, LoanTerms, StrikeBasis, Tranche } from '../../../domain/loans/loan.ts';
-import type { LoanAccess } from '../../../domain/loans/visibility.ts';
-import type { Organization, ReferenceLists } from '../../../domain/reference/repository.ts';
-import type { BodyOf } from '../../http/contract.ts';
-import type { FieldErrors } from '../../http/errors.ts';
+import type { LoanModel, LoanTerms, StrikeBasis, Tranche } from './loan.ts';
+import type { LoanAccess } from './visibility.ts';
+import type { Organization, ReferenceLists } from '../reference/repository.ts';
+import type { Checked, FieldErrors } from '../outcome.ts';
 
 export const LOAN_MESSAGES = {
   asset: (symbol: string) => `"${symbol}" is not an asset your organization owns.`,
@@ -31,9 +30,28 @@ export interface LoanContext {
   lists: ReferenceLists;
 }
 
-/** A loan's terms as posted; their types, choices, bounds and lengths were checked by the contract (api/openapi.yaml, `LoanTermsInput`). */
-export type LoanTermsInput = BodyOf<'updateLoan'>;
-type Checked<T> = { value: T; errors?: undefined } | { errors: FieldErrors; value?: undefined };
+/**
+ * A loan's terms as posted (POST: all that are required; PATCH: those that change); their
+ * types, choices, bounds and lengths were checked by the contract (api/openapi.yaml,
+ * `LoanTermsInput`, whose type must fit this one). Times are ISO 8601 with an offset.
+ */
+export interface LoanTermsInput {
+  organization?: string;
+  market_maker?: string;
+  asset?: string;
+  model?: LoanModel;
+  quantity?: number;
+  quote_amount?: number;
+  retainer_fee_usd_month?: number;
+  interest_rate_pct?: number;
+  settlement_asset?: string;
+  collateral?: null | { asset: string; amount: number };
+  exchanges?: string[];
+  pairs?: string[];
+  start_date?: string;
+  end_date?: string;
+  tranches?: { quantity: number; disbursed_at?: string; strike_basis: StrikeBasis; strike_price?: number | null; premium_pct?: number | null; expires_at: string }[];
+}
 
 const ms = (text: string) => DateTime.fromISO(text, { setZone: true }).toMillis();
 

@@ -1,9 +1,22 @@
-// A mutual-exclusion lock in Redis, held across every API process: SET NX with a random
-// owner token and an expiry (so a crashed holder cannot block forever), released only by
-// its owner. Used where a check and a write must not interleave (the API key limit).
+// A mutual-exclusion lock in Redis, held across every process of the service: SET NX with
+// a random owner token and an expiry (so a crashed holder cannot block forever), released
+// only by its owner. Used where a check and a write must not interleave (the API key limit,
+// the agreements and targets batches, the keepers).
 import crypto from 'node:crypto';
 import type { Redis } from 'ioredis';
-import { throttled } from '../http/errors.ts';
+
+/** The lock stayed taken for the whole wait; the API answers 429 with the seconds to retry after. */
+export class LockBusy extends Error {
+  constructor(readonly lock: string, readonly retryAfterSeconds: number) {
+    super(`lock ${lock} is busy`);
+    this.name = 'LockBusy';
+  }
+}
+
+/** What a lock's user needs: tests and the domain take this, not the Redis class. */
+export interface LockSource {
+  with<T>(name: string, fn: () => Promise<T>, opts?: LockOptions): Promise<T>;
+}
 
 const RELEASE_SCRIPT = `
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
@@ -21,7 +34,7 @@ export interface LockOptions {
 
 const DEFAULTS: LockOptions = { ttlMs: 30_000, waitMs: 10_000 };
 
-export class Locks {
+export class Locks implements LockSource {
   private readonly redis: LockRedis;
 
   constructor(redis: Redis) {
@@ -36,7 +49,7 @@ export class Locks {
     const until = Date.now() + opts.waitMs;
     for (let delay = 10; ; delay = Math.min(delay * 2, 200)) {
       if ((await this.redis.set(key, owner, 'PX', opts.ttlMs, 'NX')) === 'OK') break;
-      if (Date.now() >= until) throw throttled(1);
+      if (Date.now() >= until) throw new LockBusy(name, 1);
       await new Promise((r) => setTimeout(r, delay * (0.5 + Math.random())));
     }
     try {
