@@ -3,9 +3,19 @@
 // comes from the target's `scaling_source`: the asset's 24-hour TWAP, the TWAP recorded on
 // its active loan, or for `manual` the reference itself (factor 1). Read by the evaluator
 // and by every answer that shows a target.
-import type { Target } from './repository.ts';
+import type { ScalingMode, ScalingSource, TargetType } from './facts.ts';
 
-type Scalable = Pick<Target, 'type' | 'organization' | 'asset' | 'threshold' | 'scaling_enabled' | 'scaling_mode' | 'scaling_source' | 'scaling_reference_price'>;
+/** What scaling reads of a target (domain/targets/repository.ts, Target). */
+export interface Scalable {
+  type: TargetType;
+  organization: string;
+  asset: string;
+  threshold: number;
+  scaling_enabled: boolean;
+  scaling_mode: ScalingMode;
+  scaling_source: ScalingSource;
+  scaling_reference_price: number;
+}
 
 export interface Scaled {
   effective_threshold: number;
@@ -17,17 +27,17 @@ export interface Scaled {
  * The loan a `loan_twap` target follows: a market maker's target follows the active loan made
  * to it on the target's asset, a project's target the active loan it made of that asset.
  */
-export const loanKey = (type: Target['type'], organization: string, asset: string) => `${type}\u0000${organization}\u0000${asset}`;
+export const loanKey = (type: TargetType, organization: string, asset: string) => `${type}\u0000${organization}\u0000${asset}`;
 
 /** Whether the threshold follows a price: only those targets' prices are looked up. */
-export const followsPrice = (t: Pick<Target, 'scaling_enabled' | 'scaling_mode'>): boolean => t.scaling_enabled && t.scaling_mode === 'price';
+export const followsPrice = (t: Pick<Scalable, 'scaling_enabled' | 'scaling_mode'>): boolean => t.scaling_enabled && t.scaling_mode === 'price';
 
 /**
  * The current price a target shows: the reference itself for `manual` (whether or not
  * scaling is on), the price last looked up for the other sources (null before the first,
  * and while the source has none).
  */
-export const shownCurrentPrice = (t: Pick<Target, 'scaling_source' | 'scaling_reference_price'>, lookedUp: number | null): number | null =>
+export const shownCurrentPrice = (t: Pick<Scalable, 'scaling_source' | 'scaling_reference_price'>, lookedUp: number | null): number | null =>
   t.scaling_source === 'manual' ? t.scaling_reference_price : lookedUp;
 
 /** A threshold under a scaling factor. */

@@ -12,7 +12,7 @@ import type { BodyOf } from '../../http/contract.ts';
 import { badRequest, type FieldErrors } from '../../http/errors.ts';
 import { targetDefinitionOf, targetKey, type TargetContext } from './input.ts';
 import { presentTarget } from './present.ts';
-import type { TargetServices } from './routes.ts';
+import type { TargetServices } from './services.ts';
 
 type BatchBody = BodyOf<'applyTargetBatch'>;
 

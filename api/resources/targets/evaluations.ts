@@ -11,7 +11,7 @@ import { principalOf } from '../../http/auth.ts';
 import { notFound } from '../../http/errors.ts';
 import { parseRequest } from '../market/params.ts';
 import { validators } from '../market/schemas.ts';
-import type { TargetServices } from './routes.ts';
+import type { TargetServices } from './services.ts';
 
 export function targetEvaluations(s: TargetServices) {
   const evaluations = new EvaluationRepository(s.deps.ch);

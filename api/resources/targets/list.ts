@@ -9,7 +9,7 @@ import { badRequest, type FieldErrors } from '../../http/errors.ts';
 import { principalOf } from '../../http/auth.ts';
 import { ASSET_MESSAGE } from '../market/params.ts';
 import { lastChange, presentTarget } from './present.ts';
-import type { TargetServices } from './routes.ts';
+import type { TargetServices } from './services.ts';
 import { targetAccess } from '../../../domain/targets/visibility.ts';
 import type { QueryOf } from '../../http/contract.ts';
 

@@ -11,7 +11,7 @@ import type { BodyOf } from '../../http/contract.ts';
 import { badRequest, forbidden, type FieldErrors } from '../../http/errors.ts';
 import { targetContext } from './batch.ts';
 import { targetDefinitionOf, targetKey, TARGET_MESSAGES } from './input.ts';
-import type { TargetServices } from './routes.ts';
+import type { TargetServices } from './services.ts';
 
 /** Fields a change compares (and lists in `changed_fields` when they differ). */
 const COMPARED = ['threshold', 'direction', 'active', 'telegram_notifications', 'scaling_mode', 'scaling_enabled', 'scaling_source', 'scaling_reference_price'] as const;

@@ -2,18 +2,12 @@
 // preview, and saving a preview's batch. Reading takes a token or an API key with `metrics:read`; changing
 // targets takes a signed-in member (API keys have no scope for it).
 import type { Handlers } from '../../http/contract.ts';
-import type { TargetRepository } from '../../../domain/targets/repository.ts';
 import type { ApiDeps } from '../../deps.ts';
-import { authenticate } from '../../http/auth.ts';
 import { applyBatch } from './batch.ts';
 import { targetEvaluations } from './evaluations.ts';
 import { listTargets } from './list.ts';
 import { previewTargets } from './preview.ts';
-
-export interface TargetServices {
-  deps: ApiDeps;
-  targets: TargetRepository;
-}
+import type { TargetServices } from './services.ts';
 
 export function targetHandlers(deps: ApiDeps): Handlers {
   const s: TargetServices = { deps, targets: deps.targets };
