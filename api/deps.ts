@@ -19,6 +19,7 @@ import type { TwoFactorGuard } from './auth/two-factor.ts';
 import type { UptimeCache } from './market-caches/uptime-cache.ts';
 import type { RecentAnswers } from './market-caches/recent-answers.ts';
 import type { PartialsCache } from './market-caches/window-partials.ts';
+import type { MarketMakerCaches } from './resources/market-makers/sealed-rows.ts';
 import type { Limit, Throttle } from './http/throttle.ts';
 import type { ReportedMetricsPublisher } from '../ingest/reported-metrics-publisher.ts';
 import type { RolledUp } from '../domain/market/repositories/rollup-marks.ts';
@@ -83,6 +84,8 @@ export interface ApiDeps {
   uptimeCache: UptimeCache;
   /** Partials of sealed window pieces for summary and leaderboard (api/market-caches/window-partials.ts). */
   windowCache: PartialsCache;
+  /** What the market-maker endpoints keep of sealed buckets (api/resources/market-makers/sealed-rows.ts). */
+  marketMakerCaches: MarketMakerCaches;
   /** Before when the hour and day rows are complete: the lowest of the processors' marks, read at most once a second. */
   rolledUp: RolledUp;
   /** Market answers shared by identical requests for up to a second; by default one per app, after config.answerReuseMs (api/market-caches/recent-answers.ts). */

@@ -12,6 +12,7 @@ import { DEFAULT_LIMITS, type ApiDeps, type ThrottleLimits } from '../api/deps.t
 import { Throttle } from '../api/http/throttle.ts';
 import { UptimeCache } from '../api/market-caches/uptime-cache.ts';
 import { PartialsCache } from '../api/market-caches/window-partials.ts';
+import { MarketMakerCaches } from '../api/resources/market-makers/sealed-rows.ts';
 import { startApi, type RunningApi } from '../api/server.ts';
 import { connectReportedPublisher } from '../ingest/reported-metrics-publisher.ts';
 import { ensureDatabase, openClickHouse } from '../lib/clickhouse.ts';
@@ -174,6 +175,7 @@ export async function startService(config: Config, log: Logger, opts: ServiceOpt
     orderBookMinutes: new OrderBookMinuteRepository(apiCh),
     uptimeCache: new UptimeCache(config.uptimeCacheBytes),
     windowCache: new PartialsCache(config.windowCacheBytes),
+    marketMakerCaches: new MarketMakerCaches(),
     rolledUp: new RolledUp(new RollupMarks(apiCh), now),
     limits: opts.limits ?? DEFAULT_LIMITS,
     now,

@@ -3,7 +3,7 @@
 // interval and bucket. Every value is bound.
 import { TupleParam } from '@clickhouse/client';
 import type { ClickHouse } from '../../lib/clickhouse.ts';
-import type { Interval } from '../market/facts.ts';
+import { LEVELS_BPS, type Interval } from '../market/facts.ts';
 import { FAMILIES, MM_FAMILIES, type TrustedDepthPartial, type TrustedVolumePartial } from '../market/families/index.ts';
 import { familyPartialsSql } from '../market/repositories/partials.ts';
 import { bucketOf, type MarketQuery } from '../market/repositories/stored-rows.ts';
@@ -64,17 +64,27 @@ const REPORTED_SECONDS_SQL = "multiIf(`interval` = '5m', 300, `interval` = '1h',
 export class MarketMakerMetrics {
   constructor(private readonly ch: ClickHouse) {}
 
-  /** Trusted depth and volume (those asked for) per wallet, pair and bucket, of these wallets only. */
+  /**
+   * Trusted depth and volume (those asked for) per wallet, pair and bucket, of these wallets
+   * only. With `levels` (indexes into L), the depth sums hold only those levels, in that
+   * order: an answer of a few levels does not carry all of L's.
+   */
   async trusted(
     q: MarketQuery,
     wallets: readonly number[],
     want: { depth: boolean; volume: boolean } = { depth: true, volume: true },
+    levels?: readonly number[],
   ): Promise<{ depth: TrustedDepthPartial[]; volume: TrustedVolumePartial[] }> {
     if (q.pairs.length === 0 || wallets.length === 0) return { depth: [], volume: [] };
     const where = { text: 'wallet_id IN {wallets:Array(UInt64)}', params: { wallets: [...wallets] } };
-    const read = async <P extends { wallet_id: number; b: number }>(sql: ReturnType<typeof familyPartialsSql>): Promise<P[]> => {
+    const every = levels === undefined || (levels.length === LEVELS_BPS.length && levels.every((l, i) => l === i));
+    const read = async <P extends { wallet_id: number; b: number }>(sql: ReturnType<typeof familyPartialsSql>, narrow = false): Promise<P[]> => {
       if (!sql) return [];
-      const rows = await this.ch.query<P>(sql.text, sql.params);
+      const text = narrow
+        ? `SELECT exchange, pair, wallet_id, b, minutes, arrayMap(i -> bid_depth_sum[i], {levels:Array(UInt8)}) AS bid_depth_sum,
+             arrayMap(i -> ask_depth_sum[i], {levels:Array(UInt8)}) AS ask_depth_sum FROM (${sql.text})`
+        : sql.text;
+      const rows = await this.ch.query<P>(text, narrow ? { ...sql.params, levels: levels!.map((i) => i + 1) } : sql.params);
       for (const r of rows) {
         r.b = Number(r.b);
         r.wallet_id = Number(r.wallet_id);
@@ -82,7 +92,7 @@ export class MarketMakerMetrics {
       return rows;
     };
     const [depth, volume] = await Promise.all([
-      want.depth ? read<TrustedDepthPartial>(familyPartialsSql(MM_FAMILIES.trustedDepth, q, where)) : [],
+      want.depth ? read<TrustedDepthPartial>(familyPartialsSql(MM_FAMILIES.trustedDepth, q, where), !every) : [],
       want.volume ? read<TrustedVolumePartial>(familyPartialsSql(MM_FAMILIES.trustedVolume, q, where)) : [],
     ]);
     for (const v of volume) {

@@ -4,7 +4,6 @@
 // definitions of addendum section 4; each role's view is checked for what it shows and
 // what it hides.
 import { expect } from 'chai';
-import { sealedRowsOf } from '../../api/resources/market-makers/sealed-rows.ts';
 import { topicName } from '../../lib/kafka.ts';
 import { call, login, seed, waitFor, world } from '../support/helpers.ts';
 import { testStack } from '../support/stack.ts';
@@ -207,7 +206,7 @@ describe('market-maker metrics (summary, trusted depth, reported volume, reconci
   });
 
   it('summary: a sealed day is answered from the kept text while nothing is written into it, and a later push into it shows', async () => {
-    const sealed = sealedRowsOf(testStack().service.deps);
+    const sealed = testStack().service.deps.marketMakerCaches.summary;
     const q = { bps: '100', organizations: mm2 };
     const first = await get('staff', SUMMARY, q);
     const hits = sealed.hits;

@@ -7,14 +7,14 @@ import { timeColumnNames, timestampOf } from '../../../domain/market/timestamps.
 import { validators } from '../market/schemas.ts';
 import { parseMmRequest } from './request.ts';
 import type { MmHandler } from './routes.ts';
-import { bucketStarts, readValues, type Cell } from './values.ts';
+import { bucketStarts, type Cell } from '../../../domain/market-makers/readings.ts';
 
 export const REPORTED_VOLUME_INTERVALS = ['1M', '1w', '1d', '1h', '5m', 'c', 'a'] as const;
 
 export const reportedVolume: MmHandler = (s) => async (ctx, raw) => {
   const out = wantsCsv(ctx);
   const req = await parseMmRequest(s.deps, ctx, raw, { validate: validators.reportedVolume, intervals: REPORTED_VOLUME_INTERVALS });
-  const { cells } = await readValues(s, req, { trustedDepth: false, trustedVolume: false, reported: 'volume', market: false });
+  const { cells } = await s.readings.values(req, { trustedDepth: false, trustedVolume: false, reported: 'volume', market: false });
   const columns = ['organization', 'asset', 'exchange', 'pair', ...timeColumnNames(req.window), 'volume'];
   const series = new Map<string, Map<number, Cell>>();
   for (const c of cells) {

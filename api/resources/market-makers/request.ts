@@ -4,8 +4,8 @@
 // narrowed by `organizations` and `assets`. Errors are those of the market endpoints.
 import type { Context } from 'koa';
 import type { ValidateFunction } from 'ajv';
-import type { Interval } from '../../../domain/market/facts.ts';
-import type { MarketWindow } from '../../../domain/market/window.ts';
+import { levelName, type Interval } from '../../../domain/market/facts.ts';
+import type { MmQuery } from '../../../domain/market-makers/readings.ts';
 import { marketMakerView, narrowByOrganizations } from '../../../domain/market-makers/visibility.ts';
 import type { Organization, Pair, Wallet } from '../../../domain/reference/repository.ts';
 import { callerScope } from '../../../domain/reference/visibility.ts';
@@ -18,19 +18,15 @@ import type { MarketParams, RawParams } from '../market/schemas.ts';
 /** The buckets market-maker values are kept in; other intervals are answered daily. */
 const KEPT: readonly Interval[] = ['5m', '1h', '1d', 'a'];
 
-export type MmInterval = '5m' | '1h' | '1d' | 'a';
-
-export interface MmRequest {
+export interface MmRequest extends MmQuery {
   params: MarketParams;
-  window: MarketWindow & { interval: MmInterval };
-  levels: number[];
   /** Market maker -> its organization and the pairs of the assets whose values the caller sees. */
   makers: Map<string, { organization: Organization; pairs: Pair[] }>;
-  /** Every pair read, once. */
-  pairs: Pair[];
-  /** The wallets of the market makers read, by id. */
   wallets: Map<number, Wallet>;
 }
+
+/** The depth columns of some levels: `bid_2bps`, `ask_0_5bps_coverage`, ... */
+export const depthNames = (levels: number[], side: 'bid' | 'ask', suffix = '') => levels.map((l) => `${side}_${levelName(l)}bps${suffix}`);
 
 export async function parseMmRequest(
   deps: ApiDeps,

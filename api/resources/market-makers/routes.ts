@@ -2,28 +2,27 @@
 // GET, parameters in the query string, `type=csv` and `filename` as the market endpoints.
 // One handler per endpoint, beside this file.
 import type { Context } from 'koa';
-import { PartialsRepository } from '../../../domain/market/repositories/partials.ts';
-import { MarketMakerMetrics } from '../../../domain/market-makers/metrics.ts';
+import { MarketMakerReadings } from '../../../domain/market-makers/readings.ts';
 import type { ApiDeps } from '../../deps.ts';
 import type { Handlers } from '../../http/contract.ts';
 import type { RawParams } from '../market/schemas.ts';
 import { reconciliation } from './reconciliation.ts';
 import { reportedVolume } from './reported-volume.ts';
-import { sealedRowsOf, type SealedRowsCache } from './sealed-rows.ts';
+import type { MarketMakerCaches } from './sealed-rows.ts';
 import { summary } from './summary.ts';
 import { trustedDepth } from './trusted-depth.ts';
-import type { Sources } from './values.ts';
 
-export interface MmServices extends Sources {
+export interface MmServices {
   deps: ApiDeps;
-  /** The summary's text of sealed buckets, kept between requests. */
-  sealed: SealedRowsCache;
+  readings: MarketMakerReadings;
+  /** What the endpoints keep of sealed buckets between requests (the API's, deps.marketMakerCaches). */
+  caches: MarketMakerCaches;
 }
 
 export type MmHandler = (s: MmServices) => (ctx: Context, raw: RawParams) => Promise<void>;
 
 export function marketMakerHandlers(deps: ApiDeps): Handlers {
-  const s: MmServices = { deps, metrics: new MarketMakerMetrics(deps.ch), partials: new PartialsRepository(deps.ch), sealed: sealedRowsOf(deps) };
+  const s: MmServices = { deps, readings: new MarketMakerReadings(deps.ch), caches: deps.marketMakerCaches };
   const get = (handler: MmHandler) => {
     const handle = handler(s);
     return (ctx: Context) => handle(ctx, { ...ctx.query });

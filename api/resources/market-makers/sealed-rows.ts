@@ -1,14 +1,13 @@
-// The summary's answer for sealed buckets, kept between requests as the JSON text of its
-// rows (bytes, as sent: encoding a large text for the socket on every request cost more
-// than copying kept bytes), per bucket and per market maker and pair. A summary of many
-// market makers and pairs is thousands of rows of over a hundred columns: reading,
-// merging, building and writing them all cost far more than the open buckets alone, and
-// all its buckets but the first (cut by the window's start) and the last (open) are
-// sealed (docs/benchmarks.md, "Measurements behind the code"). A bucket's text is kept with the write count of
-// its hours (market_writes, all the summary's sources together: trusted, reported, book,
-// trade) and used while that count stands, as the market caches keep theirs
-// (api/market-caches/sealing.ts); the text of a market maker and pair is the same for
-// every caller who sees it, so callers share it.
+// What the summary and the reconciliation keep between requests (sealed-answer.ts): the
+// JSON text of their rows of a sealed block of buckets (a day's, or its sealed part), per
+// market maker and pair, as bytes as sent. All of a window's buckets but the first (cut by
+// its start) and the open ones are sealed, and reading, merging and writing thousands of
+// rows of over a hundred columns costs far more than copying their text. A block's text is
+// kept with the write count of its hours (market_writes, all the sources together:
+// trusted, reported, book, trade) and used while that count stands, as the market caches
+// keep theirs (api/market-caches/sealing.ts); the text of a market maker and pair is the
+// same for every caller who sees it, so callers share it. One MarketMakerCaches per API's
+// dependencies (ApiDeps.marketMakerCaches).
 import { ByteLru } from '../../market-caches/sealing.ts';
 
 interface Entry {
@@ -18,7 +17,7 @@ interface Entry {
   bytes: number;
 }
 
-/** Bytes kept by default: the rows of about ten 7-day summaries of the benchmark's size. */
+/** Bytes kept by default, per endpoint: the rows of a few month-long summaries of the benchmark's size. */
 export const SEALED_ROWS_BYTES = 256 * 2 ** 20;
 
 export class SealedRowsCache extends ByteLru<Entry> {
@@ -57,14 +56,20 @@ export class SealedRowsCache extends ByteLru<Entry> {
   }
 }
 
-/** Caches by the API's dependencies: one per running API, reachable by the benchmark to empty it. */
-const caches = new WeakMap<object, SealedRowsCache>();
+/** What the market-maker endpoints keep between requests: one per API's dependencies (ApiDeps), emptied together. */
+export class MarketMakerCaches {
+  /** The summary's JSON text of sealed blocks. */
+  readonly summary: SealedRowsCache;
+  /** The reconciliation's. */
+  readonly reconciliation: SealedRowsCache;
 
-export function sealedRowsOf(deps: object): SealedRowsCache {
-  let c = caches.get(deps);
-  if (!c) {
-    c = new SealedRowsCache();
-    caches.set(deps, c);
+  constructor(maxBytes = SEALED_ROWS_BYTES) {
+    this.summary = new SealedRowsCache(maxBytes);
+    this.reconciliation = new SealedRowsCache(maxBytes);
   }
-  return c;
+
+  clear(): void {
+    this.summary.clear();
+    this.reconciliation.clear();
+  }
 }

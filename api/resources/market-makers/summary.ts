@@ -9,15 +9,14 @@
 import { presentOrganization } from '../../presenters.ts';
 import { sendRows, wantsCsv } from '../../http/csv.ts';
 import { timeColumnNames, timestampOf } from '../../../domain/market/timestamps.ts';
-import { bucketsOf, mergeRanges, planBuckets, sealedBefore, type Range } from '../../../domain/market/window.ts';
-import type { Pair } from '../../../domain/reference/repository.ts';
-import { writesIn } from '../../market-caches/sealing.ts';
+import { Readable } from 'node:stream';
 import { validators } from '../market/schemas.ts';
 import { INTERVALS } from '../../../domain/market/facts.ts';
-import { parseMmRequest, type MmRequest } from './request.ts';
+import { depthNames, parseMmRequest, type MmRequest } from './request.ts';
 import type { MmHandler, MmServices } from './routes.ts';
+import { addText, answerCells, scalarJson, sealedAnswer, type Texts } from './sealed-answer.ts';
 import { coverage, shownValues, type Values } from '../../../domain/market-makers/values.ts';
-import { depthNames, readValues, type Cell, type Want } from './values.ts';
+import type { Cell, Want } from '../../../domain/market-makers/readings.ts';
 
 const WANT: Want = { trustedDepth: true, trustedVolume: true, reported: 'untrusted', market: true };
 
@@ -27,10 +26,10 @@ export const summary: MmHandler = (s) => async (ctx, raw) => {
   const shape = shapeOf(req);
   if (!out.csv) {
     ctx.type = 'application/json';
-    ctx.body = await summaryJson(s, req, shape);
+    ctx.body = Readable.from(await summaryJson(s, req, shape), { objectMode: false });
     return;
   }
-  const { cells, market } = await readValues(s, req, WANT);
+  const { cells, market } = await s.readings.values(req, WANT);
   const rows: Record<string, unknown>[] = [];
   for (const c of cells) {
     const head: Record<string, unknown> = {
@@ -92,71 +91,24 @@ function rowsOf(c: Cell, whole: Values | undefined, levels: number): Scalar[][] 
   return shownValues(c.trusted, c.reported).map((x) => row(x.values, x.wallet));
 }
 
-/** A value as JSON.stringify writes it (a number that is not finite as null). */
-function scalarJson(v: Scalar): string {
-  if (typeof v === 'number') return Number.isFinite(v) ? String(v) : 'null';
-  return typeof v === 'string' ? JSON.stringify(v) : String(v);
-}
-
-const [OPEN, COMMA, CLOSE, NONE] = ['[', ',', ']', ''].map((t) => Buffer.from(t)) as [Buffer, Buffer, Buffer, Buffer];
-
-interface Bucket {
-  /** Bucket start, epoch s (0 for `a`). */
-  b: number;
-  end: number;
-  /** The window's parts in the bucket. */
-  ranges: Range[];
-  /** Whether the window holds the whole bucket (the first one may be cut by its start). */
-  whole: boolean;
-}
-
-interface MakerPair {
-  maker: string;
-  pair: Pair;
-  /** The cell's key in the cache: everything its text is made of besides the bucket's values. */
-  key: string;
-  /** `{"organization":...,"asset":...,"exchange":...,"pair":...`, the start of each row's text. */
-  head: string;
-}
-
-/** The answer's JSON text, sealed buckets' text taken from the cache while their write counts stand. */
-async function summaryJson(s: MmServices, req: MmRequest, shape: Shape): Promise<Buffer> {
+/** The answer's JSON text: sealed blocks' text kept between requests (sealed-answer.ts). */
+async function summaryJson(s: MmServices, req: MmRequest, shape: Shape): Promise<Buffer[]> {
   const w = req.window;
-  const cache = s.sealed;
-  const buckets: Bucket[] =
-    w.interval === 'a'
-      ? [{ b: 0, end: 0, ranges: w.ranges, whole: false }]
-      : bucketsOf(w.interval, w.ranges, w.zone).map((bk) => ({
-          b: Math.floor(bk.start / 1000),
-          end: bk.end,
-          ranges: bk.ranges,
-          whole: bk.ranges.reduce((n, [a, z]) => n + z - a, 0) === bk.end - bk.start,
-        }));
-  const makerPairs = makerPairsOf(req);
-  const cellKeys = makerPairs.map((mp) => mp.key);
-  const sealed = sealedBefore({ latenessMs: s.deps.config.latenessMs, now: s.deps.now });
-  // A bucket the window's start cuts is kept by its part in the window too: that part moves
-  // with the window each minute, so such an entry serves the requests of a minute.
-  const bucketKey = (bk: Bucket) => `${w.interval}|${w.zone}|${w.zoned}|${req.levels.join(',')}|${bk.b}|${bk.whole ? '' : bk.ranges.map((r) => r.join('-')).join(',')}`;
-  const keepable = cache.enabled && w.interval !== 'a' ? buckets.filter((bk) => bk.end <= sealed) : [];
-  const open = buckets.filter((bk) => !keepable.includes(bk));
-  const tsText = new Map(buckets.map((bk) => [bk.b, w.interval === 'a' ? '' : `,"timestamp":${JSON.stringify(timestampOf(w, bk.b).timestamp)}`]));
-
-  /** The rows' text of these buckets, by cell key and bucket. */
-  const compute = async (bks: Bucket[]): Promise<Map<string, Map<number, Buffer>>> => {
-    const texts = new Map<string, Map<number, Buffer>>();
-    if (bks.length === 0) return texts;
-    const ranges = mergeRanges(bks.flatMap((bk) => bk.ranges));
-    const part: MmRequest = w.interval === 'a' ? req : { ...req, window: { ...w, ranges, plan: planBuckets(w.interval, ranges, w.zone, w.rolledUpTo) } };
-    const { cells, market } = await readValues(s, part, WANT);
-    const names = shape.valueColumns.map((name, i) => `${i === 0 ? '' : ','}${JSON.stringify(name)}:`);
-    const byCell = new Map(makerPairs.map((mp) => [`${mp.maker}\u0000${mp.pair.exchange}\u0000${mp.pair.pair}`, mp]));
-    for (const c of cells) {
-      const mp = byCell.get(`${c.maker}\u0000${c.pair.exchange}\u0000${c.pair.pair}`);
-      if (!mp) continue;
+  const cells = answerCells(req);
+  const names = shape.valueColumns.map((name, i) => `${i === 0 ? '' : ','}${JSON.stringify(name)}:`);
+  const compute = async (part: MmRequest): Promise<Texts> => {
+    const texts: Texts = new Map();
+    const { cells: found, market } = await s.readings.values(part, WANT);
+    const byCell = new Map(cells.map((c) => [`${c.maker}\u0000${c.pair.exchange}\u0000${c.pair.pair}`, c]));
+    const timestamps = new Map<number, string>();
+    for (const c of found) {
+      const cell = byCell.get(`${c.maker}\u0000${c.pair.exchange}\u0000${c.pair.pair}`);
+      if (!cell) continue;
       const rows = rowsOf(c, market(c.pair, c.b), shape.levels);
       if (rows.length === 0) continue;
-      const start = `${mp.head}${tsText.get(c.b) ?? `,"timestamp":${JSON.stringify(timestampOf(w, c.b).timestamp)}`},`;
+      let ts = timestamps.get(c.b);
+      if (ts === undefined) timestamps.set(c.b, (ts = w.interval === 'a' ? '' : `,"timestamp":${JSON.stringify(timestampOf(w, c.b).timestamp)}`));
+      const start = `${cell.head}${ts},`;
       let text = '';
       for (const values of rows) {
         // The value columns written one by one, as JSON.stringify writes them: an object of
@@ -166,92 +118,9 @@ async function summaryJson(s: MmServices, req: MmRequest, shape: Shape): Promise
         r += '}';
         text = text === '' ? r : `${text},${r}`;
       }
-      let m = texts.get(mp.key);
-      if (!m) texts.set(mp.key, (m = new Map()));
-      m.set(c.b, Buffer.from(text));
+      addText(texts, cell.key, c.b, text);
     }
     return texts;
   };
-  const keep = (bks: Bucket[], versions: Map<Bucket, number>, texts: Map<string, Map<number, Buffer>>) => {
-    for (const bk of bks) cache.put(bucketKey(bk), versions.get(bk)!, cellKeys.map((k) => [k, texts.get(k)?.get(bk.b) ?? NONE]));
-  };
-  const versionsOf = async (bks: Bucket[]): Promise<Map<Bucket, number>> => {
-    const writes = await s.metrics.summaryWrites(Math.min(...bks.map((bk) => bk.b * 1000)), Math.max(...bks.map((bk) => bk.end)));
-    return new Map(bks.map((bk) => [bk, writesIn(writes, bk.b * 1000, bk.end)]));
-  };
-
-  const kept = new Map<Bucket, Map<string, Buffer>>();
-  let fresh: Map<string, Map<number, Buffer>>[];
-  if (keepable.length === 0) {
-    fresh = [await compute(open)];
-  } else if (keepable.every((bk) => cache.holds(bucketKey(bk), cellKeys))) {
-    // Every sealed bucket was kept before: the open ones are computed while the counts are
-    // read. A bucket computed after its count was read is kept with that count, so a write
-    // after the read shows as a new count next time.
-    const [versions, opened] = await Promise.all([versionsOf(keepable), compute(open)]);
-    const stale: Bucket[] = [];
-    for (const bk of keepable) {
-      const texts = cache.at(bucketKey(bk), versions.get(bk)!, cellKeys);
-      if (texts) kept.set(bk, texts);
-      else stale.push(bk);
-    }
-    const again = await compute(stale);
-    keep(stale, versions, again);
-    fresh = [opened, again];
-  } else {
-    const versions = await versionsOf(keepable);
-    const missing: Bucket[] = [];
-    for (const bk of keepable) {
-      const texts = cache.at(bucketKey(bk), versions.get(bk)!, cellKeys);
-      if (texts) kept.set(bk, texts);
-      else missing.push(bk);
-    }
-    const computed = await compute([...open, ...missing]);
-    keep(missing, versions, computed);
-    fresh = [computed];
-  }
-  cache.hits += kept.size;
-  cache.misses += keepable.length - kept.size;
-
-  const parts: Buffer[] = [OPEN];
-  for (const mp of makerPairs) {
-    const texts: [number, Buffer][] = [];
-    for (const [bk, cells] of kept) texts.push([bk.b, cells.get(mp.key)!]);
-    for (const f of fresh) for (const [b, text] of f.get(mp.key) ?? []) texts.push([b, text]);
-    texts.sort((x, y) => x[0] - y[0]);
-    for (const [, text] of texts) {
-      if (text.length === 0) continue;
-      if (parts.length > 1) parts.push(COMMA);
-      parts.push(text);
-    }
-  }
-  parts.push(CLOSE);
-  return Buffer.concat(parts);
-}
-
-/** The market makers and pairs the caller sees, in the answer's order (market maker, asset, exchange, pair). */
-function makerPairsOf(req: MmRequest): MakerPair[] {
-  const wallets = new Map<string, [number, number][]>();
-  for (const wallet of req.wallets.values()) {
-    const list = wallets.get(wallet.organization) ?? [];
-    list.push([wallet.id, wallet.number]);
-    wallets.set(wallet.organization, list);
-  }
-  const out: MakerPair[] = [];
-  for (const [maker, m] of req.makers) {
-    const organization = JSON.stringify(presentOrganization(m.organization));
-    // A wallet's id and number are written in its rows: a change of them is another text.
-    const signature = JSON.stringify((wallets.get(maker) ?? []).sort((a, b) => a[0] - b[0]));
-    for (const pair of m.pairs) {
-      out.push({
-        maker,
-        pair,
-        key: [organization, signature, pair.asset, pair.exchange, pair.pair].join('\u0000'),
-        head: `{"organization":${organization},"asset":${JSON.stringify(pair.asset)},"exchange":${JSON.stringify(pair.exchange)},"pair":${JSON.stringify(pair.pair)}`,
-      });
-    }
-  }
-  return out.sort(
-    (a, b) => a.maker.localeCompare(b.maker) || a.pair.asset.localeCompare(b.pair.asset) || a.pair.exchange.localeCompare(b.pair.exchange) || a.pair.pair.localeCompare(b.pair.pair),
-  );
+  return sealedAnswer(s, req, { cache: s.caches.summary, variant: `summary|${req.levels.join(',')}`, cells, compute });
 }

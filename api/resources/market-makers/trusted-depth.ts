@@ -5,15 +5,15 @@ import { sendRows, wantsCsv } from '../../http/csv.ts';
 import { timeColumnNames, timestampOf } from '../../../domain/market/timestamps.ts';
 import { INTERVALS } from '../../../domain/market/facts.ts';
 import { validators } from '../market/schemas.ts';
-import { parseMmRequest } from './request.ts';
+import { depthNames, parseMmRequest } from './request.ts';
 import type { MmHandler } from './routes.ts';
 import { sumWallets } from '../../../domain/market-makers/values.ts';
-import { depthNames, readValues } from './values.ts';
+
 
 export const trustedDepth: MmHandler = (s) => async (ctx, raw) => {
   const out = wantsCsv(ctx);
   const req = await parseMmRequest(s.deps, ctx, raw, { validate: validators.any, intervals: INTERVALS });
-  const { cells } = await readValues(s, req, { trustedDepth: true, trustedVolume: false, reported: 'no', market: false });
+  const { cells } = await s.readings.values(req, { trustedDepth: true, trustedVolume: false, reported: 'no', market: false });
   const [bid, ask] = [depthNames(req.levels, 'bid'), depthNames(req.levels, 'ask')];
   const columns = ['organization', 'asset', 'exchange', 'pair', ...timeColumnNames(req.window), ...bid, ...ask];
   const rows: Record<string, unknown>[] = [];

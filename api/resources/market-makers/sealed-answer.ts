@@ -1,0 +1,216 @@
+// A market-maker answer (summary, reconciliation) as JSON text put together from pieces:
+// per market maker and pair (a cell, in the answer's order) and per block of buckets (the
+// buckets of one day in the window's zone that are all sealed or all not), the text of its
+// rows. The text of a sealed block is kept between requests (sealed-rows.ts) with the write
+// count of its hours and used while that count stands; the other blocks are read and
+// written anew, all in one read. The pieces are sent as they are, never joined into one
+// buffer first.
+import { DateTime } from 'luxon';
+import { bucketsOf, mergeRanges, planBuckets, sealedBefore, type Range } from '../../../domain/market/window.ts';
+import type { Pair } from '../../../domain/reference/repository.ts';
+import { presentOrganization } from '../../presenters.ts';
+import { writesIn } from '../../market-caches/sealing.ts';
+import type { MmRequest } from './request.ts';
+import type { MmServices } from './routes.ts';
+import type { SealedRowsCache } from './sealed-rows.ts';
+
+export interface AnswerCell {
+  maker: string;
+  pair: Pair;
+  /** The cell's key in the cache: everything its text is made of besides the buckets' values. */
+  key: string;
+  /** `{"organization":...,"asset":...,"exchange":...,"pair":...`, the start of each row's text. */
+  head: string;
+}
+
+/** Rows' text by cell key and bucket start (epoch s); a cell's rows of a bucket joined by commas. */
+export type Texts = Map<string, Map<number, string>>;
+
+/** A value as JSON.stringify writes it (a number that is not finite as null). */
+export function scalarJson(v: number | string | boolean | null): string {
+  if (typeof v === 'number') return Number.isFinite(v) ? String(v) : 'null';
+  return typeof v === 'string' ? JSON.stringify(v) : String(v);
+}
+
+/** Sets `texts[cell][b]` to the rows' text, after what is there. */
+export function addText(texts: Texts, cell: string, b: number, text: string): void {
+  let m = texts.get(cell);
+  if (!m) texts.set(cell, (m = new Map()));
+  const before = m.get(b);
+  m.set(b, before === undefined ? text : `${before},${text}`);
+}
+
+interface Block {
+  /** Its first bucket's start (epoch s). */
+  b: number;
+  from: number;
+  to: number;
+  /** The window's parts in it. */
+  ranges: Range[];
+  /** Whether it holds whole buckets only, from the start of its day. */
+  whole: boolean;
+  sealed: boolean;
+}
+
+const [OPEN, COMMA, CLOSE] = ['[', ',', ']'].map((t) => Buffer.from(t)) as [Buffer, Buffer, Buffer];
+
+/** The window's buckets in blocks: a day's buckets (in the window's zone) that are all sealed, or all not. */
+function blocksOf(w: MmRequest['window'], sealed: number): Block[] {
+  const out: Block[] = [];
+  let dayEnd = -Infinity;
+  let dayStart = 0;
+  for (const bk of bucketsOf(w.interval as '5m' | '1h' | '1d', w.ranges, w.zone)) {
+    if (bk.start >= dayEnd) {
+      const local = DateTime.fromMillis(bk.start, { zone: w.zone }).startOf('day');
+      dayStart = local.toMillis();
+      dayEnd = local.plus({ days: 1 }).toMillis();
+    }
+    const isSealed = bk.end <= sealed;
+    const whole = bk.ranges.reduce((n, [a, z]) => n + z - a, 0) === bk.end - bk.start;
+    const last = out[out.length - 1];
+    if (last && last.to === bk.start && bk.start !== dayStart && last.sealed === isSealed) {
+      last.to = bk.end;
+      last.ranges.push(...bk.ranges);
+      last.whole &&= whole;
+    } else out.push({ b: Math.floor(bk.start / 1000), from: bk.start, to: bk.end, ranges: [...bk.ranges], whole: whole && bk.start === dayStart, sealed: isSealed });
+  }
+  return out;
+}
+
+/**
+ * The answer's JSON array as pieces to send: sealed blocks' text from `cache` while their
+ * write counts stand, the rest from `compute` (given a request narrowed to those blocks'
+ * ranges), which writes each cell's rows of each bucket. `variant` names what else the text
+ * depends on (endpoint, levels, parameters). `a` (one bucket over the window) is computed whole.
+ */
+export async function sealedAnswer(
+  s: MmServices,
+  req: MmRequest,
+  opts: { cache: SealedRowsCache; variant: string; cells: AnswerCell[]; compute: (part: MmRequest) => Promise<Texts> },
+): Promise<Buffer[]> {
+  const w = req.window;
+  const { cache, cells } = opts;
+  const cellKeys = cells.map((c) => c.key);
+  const narrowed = (blocks: Block[]): MmRequest => {
+    const ranges = mergeRanges(blocks.flatMap((bk) => bk.ranges));
+    return { ...req, window: { ...w, ranges, plan: planBuckets(w.interval, ranges, w.zone, w.rolledUpTo) } };
+  };
+  const computeBlocks = (blocks: Block[]): Promise<Texts> => (blocks.length === 0 ? Promise.resolve(new Map()) : opts.compute(narrowed(blocks)));
+
+  if (w.interval === 'a') return assemble(cells, [], [await opts.compute(req)]);
+  const blocks = blocksOf(w, sealedBefore({ latenessMs: s.deps.config.latenessMs, now: s.deps.now }));
+  // A block cut by the window (its first day, from a lookback's start) is kept by its part
+  // in the window: that part moves with the window, so such an entry serves a few requests.
+  const keyOf = (bk: Block) => `${opts.variant}|${w.interval}|${w.zone}|${w.zoned}|${bk.b}|${bk.to}|${bk.whole ? '' : bk.ranges.map((r) => r.join('-')).join(',')}`;
+  const keepable = cache.enabled ? blocks.filter((bk) => bk.sealed) : [];
+  const open = blocks.filter((bk) => !keepable.includes(bk));
+  const versionsOf = async (bks: Block[]): Promise<Map<Block, number>> => {
+    const writes = await s.readings.metrics.summaryWrites(Math.min(...bks.map((bk) => bk.from)), Math.max(...bks.map((bk) => bk.to)));
+    return new Map(bks.map((bk) => [bk, writesIn(writes, bk.from, bk.to)]));
+  };
+  const keep = (bks: Block[], versions: Map<Block, number>, texts: Texts) => {
+    for (const bk of bks) {
+      cache.put(
+        keyOf(bk),
+        versions.get(bk)!,
+        cellKeys.map((k) => [k, blockText(texts.get(k), bk)]),
+      );
+    }
+  };
+
+  const kept: [Block, Map<string, Buffer>][] = [];
+  const fresh: Texts[] = [];
+  if (keepable.length === 0) {
+    fresh.push(await computeBlocks(open));
+  } else {
+    // When every sealed block was kept before, the open ones are computed while the counts
+    // are read. A block computed after its count was read is kept with that count, so a
+    // write after the read shows as a new count next time.
+    const likely = keepable.every((bk) => cache.holds(keyOf(bk), cellKeys));
+    const [versions, opened] = await Promise.all([versionsOf(keepable), likely ? computeBlocks(open) : undefined]);
+    const missing: Block[] = [];
+    for (const bk of keepable) {
+      const texts = cache.at(keyOf(bk), versions.get(bk)!, cellKeys);
+      if (texts) kept.push([bk, texts]);
+      else missing.push(bk);
+    }
+    const computed = await computeBlocks(opened ? missing : [...open, ...missing]);
+    keep(missing, versions, computed);
+    if (opened) fresh.push(opened);
+    fresh.push(computed);
+  }
+  cache.hits += kept.length;
+  cache.misses += keepable.length - kept.length;
+  return assemble(cells, kept, fresh);
+}
+
+/** A cell's text of a block's buckets, in order (empty for none). */
+function blockText(texts: Map<number, string> | undefined, bk: Block): Buffer {
+  if (!texts) return EMPTY;
+  const lo = bk.from / 1000;
+  const hi = bk.to / 1000;
+  const parts: [number, string][] = [];
+  for (const [b, t] of texts) if (b >= lo && b < hi) parts.push([b, t]);
+  if (parts.length === 0) return EMPTY;
+  parts.sort((x, y) => x[0] - y[0]);
+  return Buffer.from(parts.map((p) => p[1]).join(','));
+}
+
+const EMPTY = Buffer.alloc(0);
+
+/** Per cell, kept blocks and fresh buckets in order of their start; pieces of about 1 MiB. */
+function assemble(cells: AnswerCell[], kept: [Block, Map<string, Buffer>][], fresh: Texts[]): Buffer[] {
+  const out: Buffer[] = [];
+  let pending: Buffer[] = [OPEN];
+  let pendingBytes = 1;
+  let first = true;
+  const push = (b: Buffer) => {
+    if (b.length === 0) return;
+    if (!first) pending.push(COMMA);
+    first = false;
+    pending.push(b);
+    pendingBytes += b.length + 1;
+    if (pendingBytes >= 1 << 20) {
+      out.push(Buffer.concat(pending));
+      pending = [];
+      pendingBytes = 0;
+    }
+  };
+  for (const cell of cells) {
+    const parts: [number, Buffer | string][] = [];
+    for (const [bk, texts] of kept) parts.push([bk.b, texts.get(cell.key)!]);
+    for (const f of fresh) for (const [b, text] of f.get(cell.key) ?? []) parts.push([b, text]);
+    parts.sort((x, y) => x[0] - y[0]);
+    for (const [, text] of parts) push(typeof text === 'string' ? Buffer.from(text) : text);
+  }
+  pending.push(CLOSE);
+  out.push(Buffer.concat(pending));
+  return out;
+}
+
+/** The market makers and pairs the caller sees, in the answer's order (market maker, asset, exchange, pair). */
+export function answerCells(req: MmRequest): AnswerCell[] {
+  const wallets = new Map<string, [number, number][]>();
+  for (const wallet of req.wallets.values()) {
+    const list = wallets.get(wallet.organization) ?? [];
+    list.push([wallet.id, wallet.number]);
+    wallets.set(wallet.organization, list);
+  }
+  const out: AnswerCell[] = [];
+  for (const [maker, m] of req.makers) {
+    const organization = JSON.stringify(presentOrganization(m.organization));
+    // A wallet's id and number are written in its rows: a change of them is another text.
+    const signature = JSON.stringify((wallets.get(maker) ?? []).sort((a, b) => a[0] - b[0]));
+    for (const pair of m.pairs) {
+      out.push({
+        maker,
+        pair,
+        key: [organization, signature, pair.asset, pair.exchange, pair.pair].join('\u0000'),
+        head: `{"organization":${organization},"asset":${JSON.stringify(pair.asset)},"exchange":${JSON.stringify(pair.exchange)},"pair":${JSON.stringify(pair.pair)}`,
+      });
+    }
+  }
+  return out.sort(
+    (a, b) => a.maker.localeCompare(b.maker) || a.pair.asset.localeCompare(b.pair.asset) || a.pair.exchange.localeCompare(b.pair.exchange) || a.pair.pair.localeCompare(b.pair.pair),
+  );
+}

@@ -1,0 +1,220 @@
+// The values behind the market-maker endpoints, per market maker, pair and bucket: each
+// wallet's trusted values, the organization's reported ones, and the whole market's for
+// coverage, read for a window and computed by the domain's rules (values.ts,
+// ../market/values.ts). The endpoints shape rows from these; every statement is in
+// metrics.ts and ../market/repositories/partials.ts, its values bound.
+import { DateTime } from 'luxon';
+import type { ClickHouse } from '../../lib/clickhouse.ts';
+import { levelIndex, levelName } from '../market/facts.ts';
+import { depth, volume as marketVolume } from '../market/values.ts';
+import type { BookPartial, TradePartial } from '../market/families/index.ts';
+import { PartialsRepository } from '../market/repositories/partials.ts';
+import type { MarketQuery } from '../market/repositories/stored-rows.ts';
+import { bucketsOf, mergeRanges, type MarketWindow, type Range } from '../market/window.ts';
+import type { Pair, Wallet } from '../reference/repository.ts';
+import { MarketMakerMetrics, type ReportedBucket } from './metrics.ts';
+import { coarsestReported, reportedValues, walletValuesOf, type Values } from './values.ts';
+
+/** The buckets market-maker values are kept in; other intervals are answered daily. */
+export type MmInterval = '5m' | '1h' | '1d' | 'a';
+
+/** What is read: a window, the levels of L, the market makers with the pairs whose values count, and their wallets. */
+export interface MmQuery {
+  window: MarketWindow & { interval: MmInterval };
+  levels: number[];
+  /** Market maker -> the pairs of the assets whose values the caller sees. */
+  makers: ReadonlyMap<string, { pairs: Pair[] }>;
+  /** Every pair read, once. */
+  pairs: Pair[];
+  /** The wallets of the market makers read, by id. */
+  wallets: ReadonlyMap<number, Wallet>;
+}
+
+export interface Cell {
+  maker: string;
+  pair: Pair;
+  /** Bucket start (epoch s; 0 for `a`). */
+  b: number;
+  /** Trusted values per wallet of the market maker with data in the bucket, by wallet number. */
+  trusted: { wallet: Wallet; values: Values }[];
+  reported: Values | undefined;
+  /** Whether the reported values hold volume (4.12 lists pairs with reported volume). */
+  reportedVolume: boolean;
+}
+
+export interface MmValues {
+  /** In the answers' order: market maker, asset, exchange, pair, bucket; each cell's wallets by number. */
+  cells: Cell[];
+  /** The whole market of a pair in a bucket, for coverage. */
+  market(pair: Pair, b: number): Values | undefined;
+}
+
+/**
+ * What an endpoint reads. Reported values: `all` the requested levels and volume, `volume`
+ * volume only, `untrusted` as `all` but only for the market makers' pairs with a bucket
+ * none of whose wallets has trusted values (where the summary shows reported values).
+ */
+export interface Want {
+  trustedDepth: boolean;
+  trustedVolume: boolean;
+  reported: 'no' | 'all' | 'volume' | 'untrusted';
+  market: boolean;
+}
+
+const key = (...parts: (string | number)[]) => parts.join('\u0000');
+
+export class MarketMakerReadings {
+  readonly metrics: MarketMakerMetrics;
+  readonly partials: PartialsRepository;
+
+  constructor(ch: ClickHouse) {
+    this.metrics = new MarketMakerMetrics(ch);
+    this.partials = new PartialsRepository(ch);
+  }
+
+  /** Reads what `want` names for the query's market makers, pairs and window. */
+  async values(req: MmQuery, want: Want): Promise<MmValues> {
+    const w = req.window;
+    const q: MarketQuery = { pairs: req.pairs, interval: w.interval, zone: w.zone, pieces: w.plan.pieces };
+    const at = req.levels.map(levelIndex);
+    const names = req.levels.map(levelName);
+    const metrics = want.reported === 'volume' ? ['volume/volume'] : ['volume/volume', ...names.map((l) => `depth/bid_${l}bps`), ...names.map((l) => `depth/ask_${l}bps`)];
+    const allKeys = [...req.makers].flatMap(([organization, m]) => m.pairs.map((p) => ({ organization, exchange: p.exchange, pair: p.pair })));
+    const readReported = (keys: typeof allKeys): Promise<ReportedBucket[]> =>
+      keys.length === 0 ? Promise.resolve([]) : this.metrics.reported({ keys, metrics, ranges: w.ranges, interval: w.interval, zone: w.zone });
+    const trustedWanted = want.trustedDepth || want.trustedVolume;
+    const [trusted, early, books, trades] = await Promise.all([
+      trustedWanted ? this.metrics.trusted(q, [...req.wallets.keys()], { depth: want.trustedDepth, volume: want.trustedVolume }, at) : { depth: [], volume: [] },
+      want.reported === 'all' || want.reported === 'volume' ? readReported(allKeys) : [],
+      want.market ? this.partials.read('book', q) : ([] as BookPartial[]),
+      want.market ? this.partials.read('trade', q) : ([] as TradePartial[]),
+    ]);
+
+    const pairs = new Map(req.pairs.map((p) => [key(p.exchange, p.pair), p]));
+    const cells = new Map<string, Cell>();
+    const cellOf = (maker: string, pair: Pair, b: number) => {
+      const k = key(maker, pair.exchange, pair.pair, b);
+      let c = cells.get(k);
+      if (!c) {
+        c = { maker, pair, b, trusted: [], reported: undefined, reportedVolume: false };
+        cells.set(k, c);
+      }
+      return c;
+    };
+    // A market maker's values count only on the pairs of the assets the caller sees of it.
+    const seen = new Map([...req.makers].map(([slug, m]) => [slug, new Set(m.pairs.map((p) => key(p.exchange, p.pair)))]));
+    const visible = (maker: string, exchange: string, pair: string) => seen.get(maker)?.has(key(exchange, pair)) ?? false;
+
+    // The trusted rows hold only the levels asked (`at` was read), in their order.
+    const own = req.levels.map((_, i) => i);
+    for (const t of walletValuesOf(trusted.depth, trusted.volume, own)) {
+      const wallet = req.wallets.get(t.wallet_id);
+      const pair = pairs.get(key(t.exchange, t.pair));
+      if (!wallet || !pair || !visible(wallet.organization, t.exchange, t.pair)) continue;
+      cellOf(wallet.organization, pair, t.b).trusted.push({ wallet, values: t.values });
+    }
+
+    // The summary shows a reported row only in a bucket without trusted values: it reads
+    // reported values only for the pairs that have such a bucket (every bucket of the
+    // window, or the one of `a`), once the trusted values are known.
+    let reported = early;
+    if (want.reported === 'untrusted') {
+      const untrusted = untrustedBuckets(w, allKeys, cells);
+      if (untrusted.keys.length > 0) reported = await this.metrics.reported({ keys: untrusted.keys, metrics, ranges: untrusted.ranges, interval: w.interval, zone: w.zone });
+    }
+
+    const chosen = w.interval === 'a' ? coarsestReported(reported) : reported;
+    for (const r of chosen) {
+      const pair = pairs.get(key(r.exchange, r.pair));
+      if (!pair || !visible(r.organization, r.exchange, r.pair)) continue;
+      const c = cellOf(r.organization, pair, r.b);
+      c.reported = reportedValues(r, names);
+      c.reportedVolume = r.counts.has('volume/volume');
+    }
+
+    const market = new Map<string, Values>();
+    const tradeOf = new Map(trades.map((t) => [key(t.exchange, t.pair, t.b), t]));
+    for (const bk of books) {
+      market.set(key(bk.exchange, bk.pair, bk.b), {
+        volume: marketVolume(tradeOf.get(key(bk.exchange, bk.pair, bk.b))),
+        bid: at.map((i) => depth(bk, 'bid', i)),
+        ask: at.map((i) => depth(bk, 'ask', i)),
+      });
+    }
+    for (const t of trades) {
+      const k = key(t.exchange, t.pair, t.b);
+      if (!market.has(k)) market.set(k, { volume: marketVolume(t), bid: at.map(() => null), ask: at.map(() => null) });
+    }
+
+    const order = [...cells.values()].sort(
+      (a, b) =>
+        a.maker.localeCompare(b.maker) || a.pair.asset.localeCompare(b.pair.asset) || a.pair.exchange.localeCompare(b.pair.exchange) || a.pair.pair.localeCompare(b.pair.pair) || a.b - b.b,
+    );
+    for (const c of order) c.trusted.sort((x, y) => x.wallet.number - y.wallet.number || x.wallet.id - y.wallet.id);
+    return { cells: order, market: (pair, b) => market.get(key(pair.exchange, pair.pair, b)) };
+  }
+}
+
+/** The bucket starts (epoch s) of a window of fixed buckets, in its zone. */
+export function bucketStarts(w: MmQuery['window']): number[] {
+  if (w.interval === 'a') return [0];
+  const out = new Set<number>();
+  for (const [from, to] of w.ranges) {
+    let t = DateTime.fromMillis(from, { zone: w.zone });
+    t = w.interval === '1d' ? t.startOf('day') : w.interval === '1h' ? t.startOf('hour') : t.startOf('minute').minus({ minutes: t.minute % 5 });
+    if (w.interval === '1d') {
+      for (; t.toMillis() < to; t = t.plus({ days: 1 })) out.add(Math.floor(t.toMillis() / 1000));
+      continue;
+    }
+    // Hours and minutes are added as elapsed time, as luxon adds them.
+    const step = w.interval === '1h' ? 3_600_000 : 300_000;
+    for (let ms = t.toMillis(); ms < to; ms += step) out.add(Math.floor(ms / 1000));
+  }
+  return [...out].sort((a, b) => a - b);
+}
+
+/**
+ * Where the summary shows reported values: the keys with a bucket of the window none of
+ * whose wallets has trusted values, and the window's parts in such buckets (a reported
+ * value elsewhere is never shown).
+ */
+function untrustedBuckets<K extends { organization: string; exchange: string; pair: string }>(
+  w: MmQuery['window'],
+  keys: readonly K[],
+  cells: ReadonlyMap<string, Cell>,
+): { keys: K[]; ranges: Range[] } {
+  const buckets = bucketStarts(w);
+  const trusted = new Map<string, Set<number>>();
+  for (const c of cells.values()) {
+    const k = key(c.maker, c.pair.exchange, c.pair.pair);
+    let bs = trusted.get(k);
+    if (!bs) trusted.set(k, (bs = new Set()));
+    bs.add(c.b);
+  }
+  const out: K[] = [];
+  const missing = new Set<number>();
+  let everywhere = false;
+  for (const k of keys) {
+    const have = trusted.get(key(k.organization, k.exchange, k.pair));
+    let any = false;
+    for (const b of buckets) {
+      if (have?.has(b)) continue;
+      any = true;
+      if (everywhere) break;
+      missing.add(b);
+    }
+    if (!any) continue;
+    out.push(k);
+    if (missing.size === buckets.length) everywhere = true;
+  }
+  if (everywhere || w.interval === 'a') return { keys: out, ranges: w.ranges };
+  // The window's parts in the buckets missing somewhere; a bucket not found as planned: the whole window.
+  const parts = new Map(bucketsOf(w.interval, w.ranges, w.zone).map((bk) => [Math.floor(bk.start / 1000), bk.ranges]));
+  const ranges: Range[] = [];
+  for (const b of missing) {
+    const r = parts.get(b);
+    if (!r) return { keys: out, ranges: w.ranges };
+    ranges.push(...r);
+  }
+  return { keys: out, ranges: mergeRanges(ranges) };
+}

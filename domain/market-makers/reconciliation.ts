@@ -1,0 +1,155 @@
+// What the reconciliation compares (its endpoint: api/resources/market-makers/reconciliation.ts):
+// per market maker, exchange, pair and bucket where it both reported and was measured, each
+// metric's reported value and its wallets' trusted value over the same reported buckets.
+//
+// Each reported bucket is compared with the trusted values of the minutes its latest push
+// covers (reporting.ts), not with the window's: a report of an open bucket covers the
+// minutes ended before its push, a daily report all of its day whatever the window. A row
+// over several reported buckets (`a`) compares the mean (volume: the sum) of the buckets
+// both sides have (compareBuckets in values.ts).
+import { LEVELS_BPS, levelIndex, levelName } from '../market/facts.ts';
+import { mean } from '../market/values.ts';
+import { planBuckets, type Range } from '../market/window.ts';
+import type { Pair, Wallet } from '../reference/repository.ts';
+import { REPORTED_INTERVALS, type ReportedInterval, type ReportedValuesOf } from './metrics.ts';
+import type { MarketMakerReadings, MmQuery } from './readings.ts';
+import { coveredMinutes } from './reporting.ts';
+import { coarsestReported, compareBuckets, sumWallets, trustedVolume, type Compared, type Values } from './values.ts';
+
+export interface ReconciledRow {
+  maker: string;
+  pair: Pair;
+  b: number;
+  /** volume, then bid and ask at each level asked, in that order (reconciledMetrics). */
+  metrics: Compared[];
+}
+
+/** The names of the compared metrics, in the order of ReconciledRow.metrics. */
+export function reconciledMetrics(levels: readonly number[]): string[] {
+  return ['volume', ...levels.map((l) => `bid_${levelName(l)}bps`), ...levels.map((l) => `ask_${levelName(l)}bps`)];
+}
+
+const key = (...parts: (string | number)[]) => parts.join('\u0000');
+
+/** The rows: per market maker, pair and bucket of the answer, each metric's two sides over the same reported buckets; in the answers' order. */
+export async function reconcile(readings: MarketMakerReadings, req: MmQuery, latenessMs: number): Promise<ReconciledRow[]> {
+  const w = req.window;
+  const names = req.levels.map(levelName);
+  const metricIds = ['volume/volume', ...names.map((l) => `depth/bid_${l}bps`), ...names.map((l) => `depth/ask_${l}bps`)];
+  const keys = [...req.makers].flatMap(([organization, m]) => m.pairs.map((p) => ({ organization, exchange: p.exchange, pair: p.pair })));
+  if (keys.length === 0) return [];
+  const read = await readings.metrics.reportedBuckets({ keys, metrics: metricIds, ranges: w.ranges, interval: w.interval, zone: w.zone });
+  // With `a`, each market maker's coarsest interval reported in the window, as the summary.
+  const buckets = w.interval === 'a' ? coarsestReported(read) : read;
+  const covered = buckets.flatMap((r) => {
+    const range = coveredMinutes(r.interval, r.start, r.pushedAt, latenessMs);
+    return range ? [{ r, range }] : [];
+  });
+  const trusted = await trustedOver(
+    readings,
+    req,
+    covered.map(({ r, range }) => ({ interval: r.interval, range, exchange: r.exchange, pair: r.pair })),
+  );
+
+  const pairs = new Map(req.pairs.map((p) => [key(p.exchange, p.pair), p]));
+  const walletsOf = new Map<string, Wallet[]>();
+  for (const wallet of req.wallets.values()) walletsOf.set(wallet.organization, [...(walletsOf.get(wallet.organization) ?? []), wallet]);
+  const cells = new Map<string, { maker: string; pair: Pair; b: number; both: { reported: ReportedValuesOf; trusted: Values }[] }>();
+  for (const { r, range } of covered) {
+    const pair = pairs.get(key(r.exchange, r.pair));
+    if (!pair || !req.makers.get(r.organization)?.pairs.includes(pair)) continue;
+    const own: Values[] = [];
+    for (const wallet of walletsOf.get(r.organization) ?? []) {
+      const t = trusted.get(key(r.interval, range[0], range[1], wallet.id, r.exchange, r.pair));
+      if (t) own.push(t);
+    }
+    if (own.length === 0) continue;
+    const k = key(r.organization, r.exchange, r.pair, r.b);
+    let c = cells.get(k);
+    if (!c) {
+      c = { maker: r.organization, pair, b: r.b, both: [] };
+      cells.set(k, c);
+    }
+    c.both.push({ reported: r, trusted: sumWallets(own) });
+  }
+
+  const compare = (c: { both: { reported: ReportedValuesOf; trusted: Values }[] }, id: string, side: (v: Values) => number | null, combine: 'sum' | 'mean'): Compared =>
+    compareBuckets(
+      c.both.map((x) => ({ reported: x.reported.values.get(id) ?? null, trusted: side(x.trusted) })),
+      combine,
+    );
+  const rows: ReconciledRow[] = [...cells.values()].map((c) => ({
+    maker: c.maker,
+    pair: c.pair,
+    b: c.b,
+    metrics: [
+      compare(c, 'volume/volume', (v) => v.volume, 'sum'),
+      ...names.map((l, i) => compare(c, `depth/bid_${l}bps`, (v) => v.bid[i]!, 'mean')),
+      ...names.map((l, i) => compare(c, `depth/ask_${l}bps`, (v) => v.ask[i]!, 'mean')),
+    ],
+  }));
+  return rows.sort(
+    (a, b) =>
+      a.maker.localeCompare(b.maker) || a.pair.asset.localeCompare(b.pair.asset) || a.pair.exchange.localeCompare(b.pair.exchange) || a.pair.pair.localeCompare(b.pair.pair) || a.b - b.b,
+  );
+}
+
+/**
+ * The trusted values of each wallet over each reported bucket's covered minutes, at the
+ * levels asked, by (interval, from, to, wallet, exchange, pair). A read takes one range per
+ * bucket start, so buckets of one start covered to different minutes (pushes at other
+ * times) are read in turns: usually one read per reported interval.
+ */
+async function trustedOver(
+  readings: MarketMakerReadings,
+  req: MmQuery,
+  wanted: { interval: ReportedInterval; range: Range; exchange: string; pair: string }[],
+): Promise<Map<string, Values>> {
+  const out = new Map<string, Values>();
+  const wallets = [...req.wallets.keys()];
+  if (wallets.length === 0) return out;
+  const at = req.levels.map(levelIndex);
+  const every = at.length === LEVELS_BPS.length;
+  for (const interval of REPORTED_INTERVALS) {
+    // Per bucket start: the distinct ends wanted, and the pairs wanting each.
+    const ends = new Map<number, Map<number, Set<string>>>();
+    for (const x of wanted.filter((x) => x.interval === interval)) {
+      const byEnd = ends.get(x.range[0]) ?? new Map<number, Set<string>>();
+      byEnd.set(x.range[1], (byEnd.get(x.range[1]) ?? new Set()).add(key(x.exchange, x.pair)));
+      ends.set(x.range[0], byEnd);
+    }
+    for (let turn = 0; ; turn++) {
+      const ranges: Range[] = [];
+      const pairKeys = new Set<string>();
+      for (const [start, byEnd] of ends) {
+        const end = [...byEnd.keys()].sort((a, b) => a - b)[turn];
+        if (end === undefined) continue;
+        ranges.push([start, end]);
+        for (const p of byEnd.get(end)!) pairKeys.add(p);
+      }
+      if (ranges.length === 0) break;
+      ranges.sort((a, b) => a[0] - b[0]);
+      const pairs = req.pairs.filter((p) => pairKeys.has(key(p.exchange, p.pair)));
+      const q = { pairs, interval, zone: 'UTC', pieces: planBuckets(interval, ranges, 'UTC', req.window.rolledUpTo).pieces };
+      const { depth, volume } = await readings.metrics.trusted(q, wallets, { depth: true, volume: true }, every ? undefined : at);
+      const endOf = new Map(ranges.map(([a, b]) => [a, b]));
+      const slot = (wallet: number, exchange: string, pair: string, b: number) => {
+        const start = b * 1000;
+        const k = key(interval, start, endOf.get(start) ?? start, wallet, exchange, pair);
+        let m = out.get(k);
+        if (!m) {
+          m = { volume: 0, bid: at.map(() => null), ask: at.map(() => null) };
+          out.set(k, m);
+        }
+        return m;
+      };
+      for (const d of depth) {
+        const m = slot(d.wallet_id, d.exchange, d.pair, d.b);
+        m.bid = d.bid_depth_sum.map((x) => mean(x, d.minutes));
+        m.ask = d.ask_depth_sum.map((x) => mean(x, d.minutes));
+      }
+      for (const v of volume) slot(v.wallet_id, v.exchange, v.pair, v.b).volume = trustedVolume(v);
+    }
+  }
+  return out;
+}
