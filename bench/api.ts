@@ -27,7 +27,7 @@ import { openClickHouse, watchStatementLine, type ClickHouse, type Params } from
 import type { Turn } from '../lib/statement-queue.ts';
 import type { Config } from '../lib/config.ts';
 import { createProducer, createKafka, dlqTopicName, topicName } from '../lib/kafka.ts';
-import { deleteSubjects } from '../lib/schema-registry.ts';
+import { deleteSubjects } from '../schemas/registration.ts';
 import { createLogger } from '../lib/log.ts';
 import { DERIVATIVES_GROUP } from '../processors/derivatives/processor.ts';
 import { book, derivative, trade } from '../domain/market/families/index.ts';

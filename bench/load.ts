@@ -22,7 +22,7 @@ import { Rollups } from '../domain/market/repositories/rollups.ts';
 import { startSyntheticFeed, type RunningFeed } from '../ingest/synthetic/feed.ts';
 import { openClickHouse } from '../lib/clickhouse.ts';
 import { createKafka } from '../lib/kafka.ts';
-import { deleteSubjects } from '../lib/schema-registry.ts';
+import { deleteSubjects } from '../schemas/registration.ts';
 import { startService } from '../ops/service.ts';
 import { DERIVATIVES_GROUP } from '../processors/derivatives/processor.ts';
 import { FILLS_GROUP } from '../processors/market-makers/fills.ts';

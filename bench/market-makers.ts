@@ -23,7 +23,7 @@ import type { Context } from 'koa';
 import { TupleParam, type ClickHouseSettings } from '@clickhouse/client';
 import { openClickHouse, type ClickHouse, type Params } from '../lib/clickhouse.ts';
 import { createKafka } from '../lib/kafka.ts';
-import { deleteSubjects } from '../lib/schema-registry.ts';
+import { deleteSubjects } from '../schemas/registration.ts';
 import { INTERVALS, MM_METRICS } from '../domain/market/facts.ts';
 import { lookbackRange } from '../domain/market/window.ts';
 import { withoutHash } from '../domain/accounts/users.ts';

@@ -14,7 +14,7 @@ import v8 from 'node:v8';
 import vm from 'node:vm';
 import { Worker } from 'node:worker_threads';
 import { createKafka, createProducer, topicName } from '../lib/kafka.ts';
-import { deleteSubjects } from '../lib/schema-registry.ts';
+import { deleteSubjects } from '../schemas/registration.ts';
 import { startService } from '../ops/service.ts';
 import { ORDERBOOK_GROUP } from '../processors/orderbook/processor.ts';
 import { TRADES_GROUP } from '../processors/trades/processor.ts';

@@ -10,7 +10,8 @@
 import { openClickHouse } from '../lib/clickhouse.ts';
 import { createProducer, createKafka, ensureTopics, topicName } from '../lib/kafka.ts';
 import { migrate } from '../lib/migrate.ts';
-import { frameHeader, openSchemaRegistry, registerTopicSchemas, deleteSubjects } from '../lib/schema-registry.ts';
+import { frameHeader, openSchemaRegistry } from '../lib/schema-registry.ts';
+import { deleteSubjects, registerTopicSchemas } from '../schemas/registration.ts';
 import { GB_METRICS } from '../domain/market/facts.ts';
 import { UserRepository } from '../domain/accounts/users.ts';
 import { loadFixture } from '../domain/reference/fixtures.ts';

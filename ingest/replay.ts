@@ -11,7 +11,8 @@ import { loadConfig } from '../lib/config.ts';
 import { createProducer, createKafka, topicName } from '../lib/kafka.ts';
 import { createLogger, type Logger } from '../lib/log.ts';
 import type { Kafka } from 'kafkajs';
-import { openSchemaRegistry, registeredSchemaId, type Registry } from '../lib/schema-registry.ts';
+import { openSchemaRegistry, type Registry } from '../lib/schema-registry.ts';
+import { registeredSchemaId } from '../schemas/registration.ts';
 import { lineToMessage, type LineOptions } from './orderbook-lines.ts';
 
 export interface ReplayOptions extends LineOptions {

@@ -1,12 +1,10 @@
-// The schema registry: a client of its Confluent-compatible API (@kafkajs/confluent-schema-registry),
-// the subjects of the topics, and their registration at start. The registry the project
-// runs is Apicurio Registry (ops/schema-registry.ts); any registry serving the Confluent
-// API works, Confluent's own included.
-import { COMPATIBILITY, SchemaRegistry, SchemaType } from '@kafkajs/confluent-schema-registry';
+// The schema registry: a client of its Confluent-compatible API (@kafkajs/confluent-schema-registry)
+// and Confluent's framing of values. The topics' subjects and their registration at start
+// are the contracts' (schemas/registration.ts). The registry the project runs is Apicurio
+// Registry (ops/schema-registry.ts); any registry serving the Confluent API works,
+// Confluent's own included.
+import { SchemaRegistry, SchemaType } from '@kafkajs/confluent-schema-registry';
 import type { Config } from './config.ts';
-import { topicName } from './kafka.ts';
-import type { Logger } from './log.ts';
-import { bundledSchema, SCHEMA_TOPICS, type SchemaTopic } from '../schemas/topic-schemas.ts';
 
 /** Confluent framing: byte 0, the schema's registry id (big-endian int32), then the payload. */
 export const FRAME_HEADER_BYTES = 5;
@@ -85,29 +83,8 @@ export async function openSchemaRegistry(config: Pick<Config, 'schemaRegistryUrl
   return { client, api, headers: authHeaders(auth) };
 }
 
-/** The subject of a topic's values: the topic's full name, prefix included, and `-value` (Confluent's TopicNameStrategy). */
-export function subjectOf(config: Pick<Config, 'topicPrefix'>, topic: SchemaTopic): string {
-  return `${topicName(config, topic)}-value`;
-}
-
-/** A schema the registry refused: names the topic and what changed. */
-export class IncompatibleSchemaError extends Error {
-  constructor(
-    readonly topic: string,
-    readonly subject: string,
-    readonly changes: string[],
-    readonly registryMessage: string,
-  ) {
-    super(
-      `the schema registry refused the schema of ${topic} (subject ${subject}) as not BACKWARD compatible with the version registered there: ` +
-        `${changes.length > 0 ? changes.join('; ') : registryMessage}. ` +
-        'Messages already in the topic must still pass the new schema: widen, do not narrow; a new optional field needs a new topic or a compatibility change by an operator (docs/ingest.md)',
-    );
-    this.name = 'IncompatibleSchemaError';
-  }
-}
-
-async function call(registry: Registry, method: string, path: string, body?: unknown): Promise<{ status: number; data: unknown }> {
+/** A call of the Confluent API beside the client (config, subjects), with the registry's credentials. */
+export async function registryRequest(registry: Registry, method: string, path: string, body?: unknown): Promise<{ status: number; data: unknown }> {
   const r = await fetch(`${registry.api}${path}`, {
     method,
     headers: { ...registry.headers, ...(body === undefined ? {} : { 'Content-Type': CONTENT_TYPE }) },
@@ -122,41 +99,6 @@ async function call(registry: Registry, method: string, path: string, body?: unk
     // an error page
   }
   return { status: r.status, data };
-}
-
-/**
- * Registers each topic's schema as `<topic>-value` (JSON Schema) with BACKWARD
- * compatibility, in a fixed order. The same schema again is no new version; a schema the
- * registry refuses throws an IncompatibleSchemaError naming the topic and the fields.
- * Returns the registry id of each topic's schema.
- */
-export async function registerTopicSchemas(
-  registry: Registry,
-  config: Pick<Config, 'topicPrefix'>,
-  log: Logger,
-  schemas: ReadonlyMap<SchemaTopic, string> = new Map(SCHEMA_TOPICS.map((t) => [t, bundledSchema(t)])),
-): Promise<Map<SchemaTopic, number>> {
-  const ids = new Map<SchemaTopic, number>();
-  for (const [topic, schema] of schemas) {
-    const subject = subjectOf(config, topic);
-    const path = `/config/${encodeURIComponent(subject)}`;
-    // Set before the first version too (the registry keeps it for the subject to come):
-    // the client then finds the level it expects and leaves it alone.
-    const set = await call(registry, 'PUT', path, { compatibility: COMPATIBILITY.BACKWARD });
-    if (set.status !== 200) throw new Error(`the schema registry did not set BACKWARD on ${subject} (${set.status}: ${JSON.stringify(set.data)})`);
-    try {
-      const { id } = await registry.client.register({ type: SchemaType.JSON, schema }, { subject, compatibility: COMPATIBILITY.BACKWARD });
-      ids.set(topic, id);
-    } catch (e) {
-      if ((e as { status?: number }).status !== 409) throw e;
-      const latest = await call(registry, 'GET', `/subjects/${encodeURIComponent(subject)}/versions/latest`);
-      const registered = (latest.data as { schema?: string }).schema;
-      const message = (e as Error).message.replace(/^[^-]*- /, '');
-      throw new IncompatibleSchemaError(topic, subject, describeIncompatibility(message, registered, schema), message);
-    }
-  }
-  log.info('topic schemas registered', { subjects: ids.size, ids: Object.fromEntries(ids) });
-  return ids;
 }
 
 /**
@@ -197,37 +139,4 @@ export function describeIncompatibility(message: string, registered: string | un
     }
   }
   return out;
-}
-
-/**
- * The id of the schema this code writes to a topic, for producers: the version registered
- * under `subject` equal to the local schema. A schema not registered there fails with what to do.
- */
-export async function registeredSchemaId(registry: Registry, topic: SchemaTopic, subject: string): Promise<number> {
-  try {
-    return await registry.client.getRegistryIdBySchema(subject, { type: SchemaType.JSON, schema: bundledSchema(topic) });
-  } catch (e) {
-    throw new Error(
-      `the schema of ${topic} is not registered as ${subject} at ${registry.api} (${(e as Error).message}): the service registers the topics' schemas when it starts (npm start)`,
-    );
-  }
-}
-
-/** registeredSchemaId for each of `topics`, under the subjects of `config`'s prefix. */
-export async function topicSchemaIds<T extends SchemaTopic>(registry: Registry, config: Pick<Config, 'topicPrefix'>, topics: readonly T[]): Promise<Map<T, number>> {
-  const ids = new Map<T, number>();
-  for (const topic of topics) ids.set(topic, await registeredSchemaId(registry, topic, subjectOf(config, topic)));
-  return ids;
-}
-
-/** Deletes the subjects of a prefix's topics (a benchmark's own, when it is done): soft, then for good, as the Confluent API wants. */
-export async function deleteSubjects(registry: Registry, config: Pick<Config, 'topicPrefix'>): Promise<void> {
-  const existing = await call(registry, 'GET', '/subjects');
-  const names = new Set(Array.isArray(existing.data) ? (existing.data as string[]) : []);
-  for (const topic of SCHEMA_TOPICS) {
-    const subject = subjectOf(config, topic);
-    if (!names.has(subject)) continue;
-    await call(registry, 'DELETE', `/subjects/${encodeURIComponent(subject)}`);
-    await call(registry, 'DELETE', `/subjects/${encodeURIComponent(subject)}?permanent=true`);
-  }
 }

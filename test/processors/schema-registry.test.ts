@@ -3,7 +3,8 @@
 // taking framed and plain messages alike (and dead-lettering bad framed ones).
 import { expect } from 'chai';
 import { dlqTopicName, topicName } from '../../lib/kafka.ts';
-import { describeIncompatibility, IncompatibleSchemaError, registerTopicSchemas } from '../../lib/schema-registry.ts';
+import { describeIncompatibility } from '../../lib/schema-registry.ts';
+import { IncompatibleSchemaError, registerTopicSchemas } from '../../schemas/registration.ts';
 import { startService } from '../../ops/service.ts';
 import { bundledSchema, SCHEMA_TOPICS } from '../../schemas/topic-schemas.ts';
 import { call, dlqRecords, framed, login, seed, waitFor, world } from '../support/helpers.ts';
