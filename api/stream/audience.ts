@@ -8,7 +8,7 @@ import { callerScope, organizationsOf, type VisibilitySource } from '../../domai
 import { rfqAccess, type RfqAccess } from '../../domain/rfq/access.ts';
 import { targetAccess, type TargetAccess } from '../../domain/targets/visibility.ts';
 import { badRequest, type FieldErrors } from '../http/errors.ts';
-import { ASSET_MESSAGE } from '../resources/market/params.ts';
+import { ASSET_MESSAGE } from '../../domain/reference/visibility.ts';
 import { DEFAULT_BPS, EVENT_TYPES, type EventType, type HubEvent } from './events.ts';
 
 /** The query of GET /v2/stream/ once the contract has checked its shape. */

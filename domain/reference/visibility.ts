@@ -43,6 +43,9 @@ export function scopeOf(
  * read once for many requests (lib/shared-reads.ts) and dropped by a fixture load, the only
  * way organizations, coverage and memberships change.
  */
+/** The words for an asset the caller may not see, asked by name: as for one that does not exist. */
+export const ASSET_MESSAGE = (symbol: string) => `"${symbol}" is not one of your assets.`;
+
 export interface VisibilitySource {
   referenceLists: ReferenceSnapshot;
   /** A user's active memberships: organization slugs. */

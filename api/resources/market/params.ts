@@ -2,6 +2,7 @@
 // (domain/market/window.ts), the assets of the caller's that were asked for, the levels
 // and amounts. Every problem is a 400 naming its field; the window's come first, then
 // conflicting window parameters as non_field_errors, then the others together.
+import { ASSET_MESSAGE } from '../../../domain/reference/visibility.ts';
 import type { ValidateFunction } from 'ajv';
 import { DateTime } from 'luxon';
 import { LEVELS_BPS, UPTIME_AMOUNTS_USD, type Interval } from '../../../domain/market/facts.ts';
@@ -74,7 +75,6 @@ export function amountsOf(p: MarketParams): number[] {
   return p.amounts ? [...new Set(p.amounts)] : [...UPTIME_AMOUNTS_USD];
 }
 
-export const ASSET_MESSAGE = (symbol: string) => `"${symbol}" is not one of your assets.`;
 
 /**
  * The assets asked for (at most `max`), each one the caller's (unknown and unauthorized get

@@ -7,7 +7,7 @@ import type { Target } from '../../../domain/targets/repository.ts';
 import { callerScope } from '../../../domain/reference/visibility.ts';
 import { badRequest, type FieldErrors } from '../../http/errors.ts';
 import { principalOf } from '../../http/auth.ts';
-import { ASSET_MESSAGE } from '../market/params.ts';
+import { ASSET_MESSAGE } from '../../../domain/reference/visibility.ts';
 import { lastChange, presentTarget } from './present.ts';
 import type { TargetServices } from './services.ts';
 import { targetAccess } from '../../../domain/targets/visibility.ts';
