@@ -12,7 +12,7 @@ import { mean } from '../market/values.ts';
 import { planBuckets, type Range } from '../market/window.ts';
 import type { Pair, Wallet } from '../reference/repository.ts';
 import { REPORTED_INTERVALS, type ReportedInterval, type ReportedValuesOf } from './metrics.ts';
-import type { MarketMakerReadings, MmQuery } from './readings.ts';
+import { inAnswerOrder, type MarketMakerReadings, type MmQuery } from './readings.ts';
 import { coveredMinutes } from './reporting.ts';
 import { coarsestReported, compareBuckets, sumWallets, trustedVolume, type Compared, type Values } from './values.ts';
 
@@ -88,10 +88,7 @@ export async function reconcile(readings: MarketMakerReadings, req: MmQuery, lat
       ...names.map((l, i) => compare(c, `depth/ask_${l}bps`, (v) => v.ask[i]!, 'mean')),
     ],
   }));
-  return rows.sort(
-    (a, b) =>
-      a.maker.localeCompare(b.maker) || a.pair.asset.localeCompare(b.pair.asset) || a.pair.exchange.localeCompare(b.pair.exchange) || a.pair.pair.localeCompare(b.pair.pair) || a.b - b.b,
-  );
+  return inAnswerOrder(rows);
 }
 
 /**

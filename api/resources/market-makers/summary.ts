@@ -78,7 +78,7 @@ function shapeOf(req: MmRequest): Shape {
 
 type Scalar = number | string | boolean | null;
 
-/** The value columns of each row a cell shows: one per wallet with trusted values, else the reported one. */
+/** The value columns of each row a cell shows: one per wallet with trusted values, else the reported one (the JSON text in summaryJson, in this order). */
 function rowsOf(c: Cell, whole: Values | undefined, levels: number): Scalar[][] {
   const row = (values: Values, wallet: { id: number; number: number } | undefined): Scalar[] => {
     const r: Scalar[] = [wallet !== undefined, wallet ? 'wallet' : 'organization', wallet?.id ?? null, wallet?.number ?? null, values.volume, coverage(values.volume, whole?.volume)];
@@ -95,28 +95,31 @@ function rowsOf(c: Cell, whole: Values | undefined, levels: number): Scalar[][] 
 async function summaryJson(s: MmServices, req: MmRequest, shape: Shape): Promise<Buffer[]> {
   const w = req.window;
   const cells = answerCells(req);
-  const names = shape.valueColumns.map((name, i) => `${i === 0 ? '' : ','}${JSON.stringify(name)}:`);
+  const names = shape.valueColumns.map((name) => `,${JSON.stringify(name)}:`);
   const compute = async (part: MmRequest): Promise<Texts> => {
     const texts: Texts = new Map();
     const { cells: found, market } = await s.readings.values(part, WANT);
     const byCell = new Map(cells.map((c) => [`${c.maker}\u0000${c.pair.exchange}\u0000${c.pair.pair}`, c]));
     const timestamps = new Map<number, string>();
+    const n = shape.levels;
     for (const c of found) {
       const cell = byCell.get(`${c.maker}\u0000${c.pair.exchange}\u0000${c.pair.pair}`);
       if (!cell) continue;
-      const rows = rowsOf(c, market(c.pair, c.b), shape.levels);
-      if (rows.length === 0) continue;
+      const shown = shownValues(c.trusted, c.reported);
+      if (shown.length === 0) continue;
       let ts = timestamps.get(c.b);
       if (ts === undefined) timestamps.set(c.b, (ts = w.interval === 'a' ? '' : `,"timestamp":${JSON.stringify(timestampOf(w, c.b).timestamp)}`));
-      const start = `${cell.head}${ts},`;
+      const whole = market(c.pair, c.b);
       let text = '';
-      for (const values of rows) {
-        // The value columns written one by one, as JSON.stringify writes them: an object of
-        // 111 keys built per row to stringify it cost more than the text itself.
-        let r = start;
-        for (let i = 0; i < values.length; i++) r += names[i]! + scalarJson(values[i]!);
-        r += '}';
-        text = text === '' ? r : `${text},${r}`;
+      for (const { values: v, wallet } of shown) {
+        // The columns of rowsOf written one by one, as JSON.stringify writes them: an object
+        // of 111 keys built per row to stringify it cost more than the text itself.
+        let r = `${cell.head}${ts}${names[0]}${wallet !== undefined}${names[1]}${wallet ? '"wallet"' : '"organization"'}${names[2]}${wallet ? scalarJson(wallet.id) : 'null'}${names[3]}${wallet ? scalarJson(wallet.number) : 'null'}${names[4]}${scalarJson(v.volume)}${names[5]}${scalarJson(coverage(v.volume, whole?.volume))}`;
+        for (let i = 0; i < n; i++) r += names[6 + i]! + scalarJson(v.bid[i]!);
+        for (let i = 0; i < n; i++) r += names[6 + n + i]! + scalarJson(v.ask[i]!);
+        for (let i = 0; i < n; i++) r += names[6 + 2 * n + i]! + scalarJson(coverage(v.bid[i]!, whole?.bid[i]));
+        for (let i = 0; i < n; i++) r += names[6 + 3 * n + i]! + scalarJson(coverage(v.ask[i]!, whole?.ask[i]));
+        text = text === '' ? `${r}}` : `${text},${r}}`;
       }
       addText(texts, cell.key, c.b, text);
     }
