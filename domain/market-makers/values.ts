@@ -148,6 +148,12 @@ export interface Compared {
  * both have; when no bucket has both, each side over its own buckets, unmatched.
  */
 export function compareBuckets(both: readonly { reported: number | null; trusted: number | null }[], combine: 'sum' | 'mean'): Compared {
+  if (both.length === 1) {
+    // One bucket, as every row but those of `a` has: the same sums without the lists.
+    const { reported, trusted } = both[0]!;
+    const one = (x: number | null) => (x === null ? null : combine === 'sum' ? 0 + x : (0 + x) / 1);
+    return { reported: one(reported), trusted: one(trusted), matched: reported !== null && trusted !== null };
+  }
   const f = (xs: number[]) => {
     const s = xs.reduce((a, x) => a + x, 0);
     return combine === 'sum' ? s : s / xs.length;

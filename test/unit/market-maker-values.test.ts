@@ -97,4 +97,17 @@ describe('market-maker values (domain/market-makers/values.ts)', () => {
     expect(compareBuckets([{ reported: 10, trusted: null }, { reported: null, trusted: 4 }], 'sum')).to.deep.equal({ reported: 10, trusted: 4, matched: false });
     expect(compareBuckets([], 'mean')).to.deep.equal({ reported: null, trusted: null, matched: false });
   });
+
+  it('compares one reported bucket as it compares several', () => {
+    const twice = (x: { reported: number | null; trusted: number | null }) => [x, { reported: null, trusted: null }];
+    for (const x of [{ reported: 10.5, trusted: 8.25 }, { reported: 3, trusted: null }, { reported: null, trusted: 4 }, { reported: null, trusted: null }, { reported: -0, trusted: 0 }]) {
+      for (const combine of ['sum', 'mean'] as const) {
+        // A second bucket with nothing on either side changes no sum and, where both sides are, no mean.
+        const several = compareBuckets(twice(x), combine);
+        const one = compareBuckets([x], combine);
+        if (combine === 'sum' || one.matched) expect(one, `${JSON.stringify(x)} ${combine}`).to.deep.equal(several);
+        expect(Object.is(one.reported, x.reported === null ? null : 0 + x.reported / 1)).to.equal(true);
+      }
+    }
+  });
 });
