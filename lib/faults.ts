@@ -11,23 +11,35 @@ export type FaultPoint = 'before-write' | 'after-write' | 'before-commit' | 'awa
 /** Minutes of work on two cores, ended only by a KILL; no bound values, so chdb does not queue it behind bound statements. */
 const STALL_SQL = 'SELECT count() FROM numbers(1000000000000) WHERE sipHash64(number) % 7 = 0';
 
+/** Every point a spec can name, each with its slot among the counters. */
+const KEYS: readonly string[] = (['before-write', 'after-write', 'before-commit', 'award-gap'] as const).flatMap((p) => [p, `stall-${p}`]);
+
 export class Faults {
   private readonly at = new Map<string, number>();
-  private readonly seen = new Map<string, number>();
+  /** Times each point was reached, in memory a worker thread shares (processors/market/threaded.ts): "the n-th time" counts the process. */
+  readonly counters: Int32Array;
 
-  constructor(spec: string[] = [], private readonly ch?: ClickHouse) {
+  constructor(
+    readonly spec: string[] = [],
+    private readonly ch?: ClickHouse,
+    shared?: SharedArrayBuffer,
+  ) {
     for (const s of spec) {
       const [point, n] = s.split(':') as [string, string];
       this.at.set(point, Number(n));
     }
+    this.counters = new Int32Array(shared ?? new SharedArrayBuffer(KEYS.length * 4));
+  }
+
+  private count(key: string): number {
+    return Atomics.add(this.counters, KEYS.indexOf(key), 1) + 1;
   }
 
   /** Runs the stall statement the n-th time a point is reached, when asked to; its error (a cancel) is the caller's. */
   async stall(point: FaultPoint): Promise<void> {
     if (this.at.size === 0 || !this.ch) return;
     const key = `stall-${point}`;
-    const n = (this.seen.get(key) ?? 0) + 1;
-    this.seen.set(key, n);
+    const n = this.count(key);
     if (this.at.get(key) !== n) return;
     process.stderr.write(`fault injection: stalling at ${point} #${n}\n`);
     await this.ch.command(STALL_SQL);
@@ -35,8 +47,7 @@ export class Faults {
 
   hit(point: FaultPoint): void {
     if (this.at.size === 0) return;
-    const n = (this.seen.get(point) ?? 0) + 1;
-    this.seen.set(point, n);
+    const n = this.count(point);
     if (this.at.get(point) === n) {
       process.stderr.write(`fault injection: SIGKILL at ${point} #${n}\n`);
       process.kill(process.pid, 'SIGKILL');

@@ -56,6 +56,7 @@ import { frameHeader } from '../lib/schema-registry.ts';
 import { reportedConsumer } from '../processors/reported/processor.ts';
 import { RolledUp, RollupMarks } from '../domain/market/repositories/rollup-marks.ts';
 import { MinuteEvents } from '../processors/market/minute-events.ts';
+import { ThreadedConsumer } from '../processors/market/threaded.ts';
 import { StreamHub, type StreamOptions } from '../api/stream/hub.ts';
 
 export interface ServiceOptions {
@@ -80,7 +81,7 @@ export interface Service {
   /** The schema registry client the processors decode with, and the registry id of each topic's schema. */
   registry: Registry;
   schemaIds: ReadonlyMap<SchemaTopic, number>;
-  consumers: BatchConsumer[];
+  consumers: (BatchConsumer | ThreadedConsumer)[];
   opsTokenFile: string;
   /**
    * Stops everything, in a bounded time: the API's statements at once (their clients are
@@ -196,7 +197,7 @@ export async function startService(config: Config, log: Logger, opts: ServiceOpt
         referenceLists.invalidate();
         activeUsers.invalidate();
         memberships.invalidate();
-        await Promise.all([known.refresh(), wallets.refresh()]);
+        await Promise.all([known.refresh(), wallets.refresh(), ...threads.map((t) => t.refreshKnown())]);
         return summary;
       });
       fixtureChain = run;
@@ -206,7 +207,8 @@ export async function startService(config: Config, log: Logger, opts: ServiceOpt
     processorStats: () => Object.fromEntries(consumers.map((c) => [c.name, c.stats])),
   };
 
-  const consumers: BatchConsumer[] = [];
+  const consumers: (BatchConsumer | ThreadedConsumer)[] = [];
+  const threads: ThreadedConsumer[] = [];
   const connections = [apiCh, ingestCh];
   let minutesProducer: ReturnType<typeof kafka.producer> | undefined;
   if (opts.processors ?? true) {
@@ -228,7 +230,14 @@ export async function startService(config: Config, log: Logger, opts: ServiceOpt
       // A connection each: the embedded engine runs one statement at a time per connection.
       const ch = openClickHouse(config, `ingest-${name}`, { ...INGEST_CLICKHOUSE, log: log.child('clickhouse') });
       connections.push(ch);
-      const consumer = make(kafka, { config, ch, registry: { client: registry.client, schemaIds }, known, wallets, rates, log, faults, now, minuteEvents }, { flushIntervalMs: opts.flushMs ?? config.flushIntervalMs });
+      const flushIntervalMs = opts.flushMs ?? config.flushIntervalMs;
+      // The books in a thread of their own, off the API's event loop (processors/market/threaded.ts);
+      // a service given another clock keeps them on it.
+      const consumer =
+        name === 'orderbook' && now === Date.now
+          ? new ThreadedConsumer('orderbook', topicName(config, 'md.orderbook'), { config, schemaIds, ch, rates, faults, log, flushIntervalMs, minuteEvents: true })
+          : make(kafka, { config, ch, registry: { client: registry.client, schemaIds }, known, wallets, rates, log, faults, now, minuteEvents }, { flushIntervalMs });
+      if (consumer instanceof ThreadedConsumer) threads.push(consumer);
       await consumer.start();
       consumers.push(consumer);
     }

@@ -12,6 +12,8 @@ class ReferenceCache<V> {
   private byKey = new Map<string, V>();
   private loadedAt = 0;
   private loading: Promise<void> | undefined;
+  /** Times loaded: a copy elsewhere (a helper thread's) is stale when this moved on. */
+  loads = 0;
 
   constructor(
     private readonly load: () => Promise<[string, V][]>,
@@ -27,11 +29,16 @@ class ReferenceCache<V> {
     return value;
   }
 
+  keys(): string[] {
+    return [...this.byKey.keys()];
+  }
+
   refresh(): Promise<void> {
     this.loading ??= this.load()
       .then((entries) => {
         this.byKey = new Map(entries);
         this.loadedAt = this.now();
+        this.loads++;
       })
       .finally(() => {
         this.loading = undefined;
@@ -58,6 +65,15 @@ export class KnownPairs {
 
   refresh(): Promise<void> {
     return this.cache.refresh();
+  }
+
+  /** Times loaded (a copy of the keys is stale when this moved on), and every pair's key as loaded. */
+  get loads(): number {
+    return this.cache.loads;
+  }
+
+  keys(): string[] {
+    return this.cache.keys();
   }
 }
 

@@ -17,6 +17,7 @@ import { Rollups } from '../../domain/market/repositories/rollups.ts';
 import { RollupMarks } from '../../domain/market/repositories/rollup-marks.ts';
 import { SealedRollups } from './sealed-rollups.ts';
 import type { MinuteEvents, MinuteValues } from './minute-events.ts';
+import { Preparer } from './prepare.ts';
 import { WindowedPipeline, type Derived, type MarketMessage, type WindowSpec } from './windowed-pipeline.ts';
 
 export interface ProcessorDeps {
@@ -33,6 +34,8 @@ export interface ProcessorDeps {
   now: () => number;
   /** Where written minutes are told to the event stream (market.minutes); none: not told. */
   minuteEvents?: MinuteEvents;
+  /** Run the steps up to compute in a helper thread, for the specs that can (WindowSpec.packing). */
+  prepareInHelper?: boolean;
 }
 
 export interface MarketProcessor<Msg extends MarketMessage, In, Row extends object> {
@@ -51,7 +54,7 @@ export function marketConsumer<Msg extends MarketMessage, In, Row extends object
   kafka: Kafka,
   deps: ProcessorDeps,
   p: MarketProcessor<Msg, In, Row>,
-  opts: { flushIntervalMs?: number } = {},
+  opts: { flushIntervalMs?: number; onBatchHandled?: () => void } = {},
 ): BatchConsumer {
   const topic = topicName(deps.config, p.topic);
   const groupId = deps.config.topicPrefix + p.group;
@@ -70,11 +73,12 @@ export function marketConsumer<Msg extends MarketMessage, In, Row extends object
     faults: deps.faults,
     now: deps.now,
     events: deps.minuteEvents && p.streamed ? { publisher: deps.minuteEvents, values: p.streamed } : undefined,
+    preparer: deps.prepareInHelper && p.spec.packing ? new Preparer({ topic: p.topic, ownSchemaId: deps.registry.schemaIds.get(p.topic) }, (pair, mid) => deps.rates.observe(pair, mid)) : undefined,
   });
   return new BatchConsumer(
     kafka,
     pipeline,
-    { topic, dlqTopic: dlqTopicName(deps.config, p.topic), groupId, flushIntervalMs: opts.flushIntervalMs, faults: deps.faults },
+    { topic, dlqTopic: dlqTopicName(deps.config, p.topic), groupId, flushIntervalMs: opts.flushIntervalMs, faults: deps.faults, onBatchHandled: opts.onBatchHandled },
     deps.log.child(p.topic),
   );
 }

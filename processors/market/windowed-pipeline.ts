@@ -15,6 +15,7 @@ import type { MinuteRepository } from '../../domain/market/repositories/minutes.
 import type { RollupKey, Rollups } from '../../domain/market/repositories/rollups.ts';
 import type { SealedRollups } from './sealed-rollups.ts';
 import type { MinuteEvents, MinuteValues } from './minute-events.ts';
+import { PREPARED, type PreparedBatch, type Preparer } from './prepare.ts';
 
 /** What is computed from a family's minutes once they are written: recomputing it is idempotent. */
 export interface Derived {
@@ -39,6 +40,24 @@ export interface WindowSpec<Msg extends MarketMessage, In, Row extends object> {
    * may share memory with the next call's. */
   compute(msg: Msg, ts: number): Outcome<In>;
   create(): Accumulator<In, Row>;
+  /** How compute's values cross threads, for a spec whose steps up to compute may run in a helper thread (processors/market/prepare.ts); only for specs without `series` and `admit`. */
+  packing?: Packing<In>;
+}
+
+/** A computed value as `width` numbers of a Float64Array. */
+export interface Packing<In> {
+  width: number;
+  write(value: In, out: Float64Array, at: number): void;
+  /** The value at `at`; may share memory with the next read's (as compute's). */
+  read(from: Float64Array, at: number): In;
+}
+
+/** A prepared batch's outcomes of compute by message, looked up once per batch. */
+const outcomesOf = new WeakMap<PreparedBatch, Map<number, Outcome<unknown>>>();
+function notComputed(p: PreparedBatch): Map<number, Outcome<unknown>> {
+  let m = outcomesOf.get(p);
+  if (!m) outcomesOf.set(p, (m = new Map(p.outcomes)));
+  return m;
 }
 
 export class WindowedPipeline<Msg extends MarketMessage, In, Row extends object> implements Pipeline {
@@ -65,16 +84,57 @@ export class WindowedPipeline<Msg extends MarketMessage, In, Row extends object>
       faults?: Faults;
       /** Written minutes told to the event stream, with the values it shows of them. */
       events?: { publisher: MinuteEvents; values: MinuteValues<Row> };
+      /** Runs the steps up to compute in a helper thread (the spec's packing is how values come back). */
+      preparer?: Preparer;
     },
   ) {
     this.windows = new MinuteWindows({ latenessMs: deps.latenessMs, create: spec.create, now: deps.now });
+    if (deps.preparer && (!spec.packing || spec.admit || spec.series)) throw new Error('only a spec with packing and without series or admit can be prepared in a helper thread');
+    const preparer = deps.preparer;
+    if (preparer) {
+      let told = -1;
+      preparer.onRestart = () => (told = -1);
+      this.prepare = async (messages) => {
+        const { known } = this.deps;
+        if (known.loads === 0) await known.refresh();
+        const changed = known.loads !== told ? known.keys() : undefined;
+        told = known.loads;
+        return preparer.prepare(messages, changed);
+      };
+    }
   }
 
-  /** Synchronous unless the known pairs must be reloaded first: no promise per message. */
-  process(message: KafkaMessage, partition: number): Outcome<void> | Promise<Outcome<void>> {
+  /** A batch's steps up to compute, in the helper thread (when there is one). */
+  readonly prepare?: (messages: readonly KafkaMessage[]) => Promise<PreparedBatch>;
+
+  /** Synchronous unless the known pairs must be reloaded first: no promise per message. With
+   * the batch's prepared values, what the helper did is not done again. */
+  process(message: KafkaMessage, partition: number, prepared?: unknown, index = 0): Outcome<void> | Promise<Outcome<void>> {
+    if (prepared !== undefined) return this.fromPrepared(message, partition, prepared as PreparedBatch, index);
     const decoded = this.deps.decoder.decode(message.value);
     if (decoded instanceof Promise) return decoded.then((d) => this.check(d, message, partition));
     return this.check(decoded, message, partition);
+  }
+
+  private fromPrepared(message: KafkaMessage, partition: number, p: PreparedBatch, i: number): Outcome<void> | Promise<Outcome<void>> {
+    if (p.kinds[i] === PREPARED.here) return this.process(message, partition);
+    const known = this.deps.known.has(p.exchanges[i]!, p.pairs[i]!);
+    // No closure per message: this runs for every snapshot.
+    if (typeof known === 'boolean') return this.acceptPrepared(known, message, partition, p, i);
+    return known.then((k) => this.acceptPrepared(k, message, partition, p, i));
+  }
+
+  /** In the order of the steps here: the pair is checked before compute's outcome counts. */
+  private acceptPrepared(known: boolean, message: KafkaMessage, partition: number, p: PreparedBatch, i: number): Outcome<void> {
+    if (!known) return deadLetter(`unknown pair: ${p.exchanges[i]} ${p.pairs[i]}`);
+    if (p.kinds[i] === PREPARED.notComputed) return notComputed(p).get(i)! as Outcome<void>;
+    const packing = this.spec.packing!;
+    return this.windows.accept(p.exchanges[i]!, p.pairs[i]!, p.ts[i]!, packing.read(p.values, i * packing.width), partition, message.offset);
+  }
+
+  /** Stops the helper thread. */
+  async close(): Promise<void> {
+    await this.deps.preparer?.close();
   }
 
   private check(decoded: Outcome<Decoded>, message: KafkaMessage, partition: number): Outcome<void> | Promise<Outcome<void>> {
@@ -161,6 +221,7 @@ export class WindowedPipeline<Msg extends MarketMessage, In, Row extends object>
     const [closed, progress] = await Promise.all([repo.lastMinutes(), repo.progress(groupId, topic)]);
     this.windows.load(closed, progress);
     await this.deps.sealed?.load();
+    await this.deps.preparer?.open();
   }
 
   forget(partition: number): void {

@@ -11,6 +11,7 @@ import type { QuoteRates } from '../../domain/market/prices.ts';
 import type { BatchConsumer } from '../shell/batch-consumer.ts';
 import { ok, skip } from '../shell/outcome.ts';
 import { BookMinute, type BookMinuteRow } from './minute.ts';
+import { bookPacking } from './packed.ts';
 
 export const ORDERBOOK_GROUP = 'processor.orderbook';
 
@@ -27,13 +28,14 @@ export function orderBookSpec(rates: QuoteRates): WindowSpec<OrderBookMessage, B
       return ok(m);
     },
     create: () => new BookMinute(),
+    packing: bookPacking(),
   };
 }
 
 /** What the event stream shows of a written book minute (api/stream/). */
 export const bookStreamed = (r: BookMinuteRow) => ({ source: 'book' as const, mid: r.mid, spread_bps: r.spread_bps, bid_depth: r.bid_depth, ask_depth: r.ask_depth });
 
-export function orderBookConsumer(kafka: Kafka, deps: ProcessorDeps, opts: { flushIntervalMs?: number } = {}): BatchConsumer {
+export function orderBookConsumer(kafka: Kafka, deps: ProcessorDeps, opts: { flushIntervalMs?: number; onBatchHandled?: () => void } = {}): BatchConsumer {
   return marketConsumer(
     kafka,
     deps,

@@ -13,7 +13,15 @@ import type { Outcome } from './outcome.ts';
 import { createProducer, sendInParts, type ConsumerStats } from '../../lib/kafka.ts';
 
 export interface Pipeline {
-  process(message: KafkaMessage, partition: number): Outcome<void> | Promise<Outcome<void>>;
+  /** `prepared` and `index`: the batch's result of `prepare` and the message's place in it. */
+  process(message: KafkaMessage, partition: number, prepared?: unknown, index?: number): Outcome<void> | Promise<Outcome<void>>;
+  /**
+   * Starts the steps before the pipeline's state for a batch elsewhere (a helper thread):
+   * the batch is then handed over and kafkajs fetches the next while this one is prepared.
+   */
+  prepare?(messages: readonly KafkaMessage[]): Promise<unknown>;
+  /** Stops what prepare runs on. */
+  close?(): Promise<void>;
   /** Writes what is ready; `processed` holds the next offset per partition handled so far. */
   flush(processed: Map<number, bigint>): Promise<void>;
   /** Offset to commit for a partition whose next unhandled offset is `next`. */
@@ -39,6 +47,8 @@ export interface BatchConsumerOptions {
   flushIntervalMs?: number;
   fromBeginning?: boolean;
   faults?: Faults;
+  /** Called when a batch's messages are handled (bench/ingest.ts times the processor by it). */
+  onBatchHandled?: () => void;
 }
 
 
@@ -55,6 +65,13 @@ export const TURN_MS = 10;
  * end-to-end rate (docs/benchmarks.md, "Measurements behind the code").
  */
 export const FETCH_BYTES = 1 << 20;
+
+/**
+ * Batches handed over and not yet handled (see Pipeline.prepare): enough for the next
+ * fetch to be read while one is prepared and one handled, few enough that a rebalance or a
+ * stop waits for little.
+ */
+const MAX_HANDED_OVER = 6;
 
 /** The largest value a dead letter carries whole. */
 const DLQ_MAX_VALUE_BYTES = 256 * 1024;
@@ -84,6 +101,10 @@ export class BatchConsumer {
   private holding = 0;
   private heldSinceTick = false;
   private lastTick = 0;
+  /** Batches handed over (Pipeline.prepare), handled in order, and how many of each partition wait. */
+  private handedOver: Promise<void>[] = [];
+  private waitingIn = new Map<number, number>();
+  private failed = false;
   readonly name: string;
   readonly stats: ConsumerStats = { ok: 0, deadLettered: 0, skipped: 0, flushes: 0, skipReasons: {} };
 
@@ -114,26 +135,15 @@ export class BatchConsumer {
       eachBatchAutoResolve: false,
       partitionsConsumedConcurrently: 3,
       eachBatch: async ({ batch, resolveOffset, heartbeat, isRunning, isStale }) => {
-        // A scheduling budget, not a time of the data: the monotonic clock, not the service's.
-        let turn = performance.now();
-        for (const message of batch.messages) {
-          if (!isRunning() || isStale()) break;
-          const pending = this.handle(message, batch.partition);
-          if (pending) await pending;
-          resolveOffset(message.offset);
-          if (performance.now() - turn >= TURN_MS) {
-            await nextTurn();
-            turn = performance.now();
-          }
+        if (this.pipeline.prepare && batch.messages.length > 0) {
+          await this.handOver(batch.messages, batch.partition, isRunning, isStale);
+          // Handed over: kafkajs fetches on from here. What is committed still follows what
+          // was handled and written (flush), never this.
+          resolveOffset(batch.messages[batch.messages.length - 1]!.offset);
+          await heartbeat();
+          return;
         }
-        if ((this.pipeline.backlog?.() ?? 0) >= 5_000 || this.dead.length >= 1_000) {
-          // Never throw out of eachBatch: kafkajs would re-deliver part of the batch.
-          this.holding++;
-          this.heldSinceTick = true;
-          await this.flush()
-            .catch((e: unknown) => this.log.error('flush failed', { err: e as Error }))
-            .finally(() => this.holding--);
-        }
+        await this.handleBatch(batch.messages, batch.partition, undefined, isRunning, isStale, resolveOffset);
         await heartbeat();
       },
     });
@@ -143,6 +153,88 @@ export class BatchConsumer {
       this.pipeline.tick?.(this.readSinceLastTick(every));
       if (this.dirty || (this.pipeline.backlog?.() ?? 0) > 0 || this.pipeline.due?.()) this.flush().catch((e: unknown) => this.log.error('flush failed', { err: e as Error }));
     }, every);
+  }
+
+  /**
+   * A batch's messages one by one, in turns of at most TURN_MS, with what prepare made of
+   * them when it ran; then a flush if what waits to be written grew large.
+   */
+  private async handleBatch(
+    messages: readonly KafkaMessage[],
+    partition: number,
+    prepared: unknown,
+    isRunning: () => boolean,
+    isStale: () => boolean,
+    resolveOffset?: (offset: string) => void,
+  ): Promise<void> {
+    // A scheduling budget, not a time of the data: the monotonic clock, not the service's.
+    let turn = performance.now();
+    // Whether the batch is still ours: before each message while kafkajs waits on it (its
+    // offsets resolved one by one); handed over, its offsets are resolved, and this is asked
+    // at its start and after each turn (kafkajs builds a key each time it is asked).
+    const everyMessage = resolveOffset !== undefined;
+    if (!isRunning() || isStale()) return;
+    for (let i = 0; i < messages.length; i++) {
+      const message = messages[i]!;
+      if (everyMessage && i > 0 && (!isRunning() || isStale())) break;
+      const pending = this.handle(message, partition, prepared, i);
+      if (pending) await pending;
+      resolveOffset?.(message.offset);
+      if (performance.now() - turn >= TURN_MS) {
+        await nextTurn();
+        turn = performance.now();
+        if (!isRunning() || isStale()) break;
+      }
+    }
+    if ((this.pipeline.backlog?.() ?? 0) >= 5_000 || this.dead.length >= 1_000) {
+      // Never throw out of eachBatch: kafkajs would re-deliver part of the batch.
+      this.holding++;
+      this.heldSinceTick = true;
+      await this.flush()
+        .catch((e: unknown) => this.log.error('flush failed', { err: e as Error }))
+        .finally(() => this.holding--);
+    }
+    this.opts.onBatchHandled?.();
+  }
+
+  /**
+   * Starts preparing a batch and queues its handling after the batches handed over before
+   * it; waits only while MAX_HANDED_OVER wait. A batch whose preparing failed is handled
+   * here from the start, as without a helper.
+   */
+  private async handOver(messages: readonly KafkaMessage[], partition: number, isRunning: () => boolean, isStale: () => boolean): Promise<void> {
+    const prepared = this.pipeline.prepare!(messages).catch((e: unknown) => {
+      this.log.warn('preparing a batch failed; handling it here', { err: e as Error });
+      return undefined;
+    });
+    this.waitingIn.set(partition, (this.waitingIn.get(partition) ?? 0) + 1);
+    const before = this.handedOver[this.handedOver.length - 1] ?? Promise.resolve();
+    const handled = before
+      .then(async () => {
+        if (!this.failed) await this.handleBatch(messages, partition, await prepared, isRunning, isStale);
+      })
+      .catch((e: unknown) => {
+        // A bug: the batches after it must not be handled past its gap, and its offsets are
+        // resolved, so nothing re-delivers it. Thrown from a turn of its own: the thread
+        // running the consumer (processors/market/threaded.ts) dies, is started again and
+        // re-reads from the committed offsets, as after a crash.
+        this.log.error('handling a batch failed', { err: e as Error });
+        this.failed = true;
+        setImmediate(() => {
+          throw e;
+        });
+      })
+      .finally(() => {
+        this.waitingIn.set(partition, this.waitingIn.get(partition)! - 1);
+        this.handedOver.shift();
+      });
+    this.handedOver.push(handled);
+    while (this.handedOver.length > MAX_HANDED_OVER) await this.handedOver[0];
+  }
+
+  /** Waits until every batch handed over is handled. */
+  private async drain(): Promise<void> {
+    while (this.handedOver.length > 0) await this.handedOver[this.handedOver.length - 1];
   }
 
   /**
@@ -158,17 +250,17 @@ export class BatchConsumer {
     this.lastTick = t;
     this.heldSinceTick = this.holding > 0;
     const out = new Map<number, number>();
-    for (const p of this.next.keys()) out.set(p, this.unread.has(p) ? 0 : read);
+    for (const p of this.next.keys()) out.set(p, this.unread.has(p) || (this.waitingIn.get(p) ?? 0) > 0 ? 0 : read);
     return out;
   }
 
   /** Synchronous when the pipeline handles the message synchronously (almost always):
    * no promise and no await per message. */
-  private handle(message: KafkaMessage, partition: number): Promise<void> | undefined {
+  private handle(message: KafkaMessage, partition: number, prepared: unknown, index: number): Promise<void> | undefined {
     const offset = BigInt(message.offset);
     const expected = this.next.get(partition);
-    if (expected !== undefined && offset < expected) return this.rewind(message, partition, offset).then(() => this.run(message, partition, offset));
-    return this.run(message, partition, offset);
+    if (expected !== undefined && offset < expected) return this.rewind(message, partition, offset).then(() => this.run(message, partition, offset, prepared, index));
+    return this.run(message, partition, offset, prepared, index);
   }
 
   /**
@@ -183,10 +275,10 @@ export class BatchConsumer {
     this.dead = this.dead.filter((d) => d.partition !== partition || BigInt(d.message.offset) < offset);
   }
 
-  private run(message: KafkaMessage, partition: number, offset: bigint): Promise<void> | undefined {
+  private run(message: KafkaMessage, partition: number, offset: bigint, prepared: unknown, index: number): Promise<void> | undefined {
     let outcome: Outcome<void> | Promise<Outcome<void>>;
     try {
-      outcome = this.pipeline.process(message, partition);
+      outcome = this.pipeline.process(message, partition, prepared, index);
     } catch (e) {
       outcome = processingError(e);
     }
@@ -287,9 +379,11 @@ export class BatchConsumer {
     if (this.timer) clearInterval(this.timer);
     // Commit what is written while still in the group; anything after is read again next time.
     this.consumer.pause([{ topic: this.opts.topic }]);
+    await this.drain();
     await this.flush().catch((e: unknown) => this.log.error('final flush failed', { err: e as Error }));
     await this.consumer.stop();
     await this.consumer.disconnect();
     await this.producer.disconnect();
+    await this.pipeline.close?.();
   }
 }
