@@ -30,16 +30,13 @@ import { createProducer, createKafka, dlqTopicName, topicName } from '../lib/kaf
 import { deleteSubjects } from '../schemas/registration.ts';
 import { createLogger } from '../lib/log.ts';
 import { DERIVATIVES_GROUP } from '../processors/derivatives/processor.ts';
-import { book, derivative, trade } from '../domain/market/families/index.ts';
-import { Rollups } from '../domain/market/repositories/rollups.ts';
-import { writeMinutes } from './market-history.ts';
+import { apiWorld, ensureHistory, minuteRows, type Loaded } from './api-data.ts';
 import { runStatements, writeStatements, type Captured } from './statements.ts';
 import { LockstepChild } from './lockstep.ts';
 import { ORDERBOOK_GROUP } from '../processors/orderbook/processor.ts';
 import { TRADES_GROUP } from '../processors/trades/processor.ts';
 import { API_CLICKHOUSE, startService, type Service } from '../ops/service.ts';
-import { MAX_ASSETS } from '../api/resources/market/params.ts';
-import { benchWorld, check, deleteTopicsAndGroups, flags, fmtInt, fmtMs, percentile, positiveInt, printTable, say, settle, sleep, startRun, until, withUser, type BenchRun, type BenchWorld, type Figure, dropRedisKeys } from './common.ts';
+import { check, deleteTopicsAndGroups, flags, fmtInt, fmtMs, percentile, positiveInt, printTable, say, sleep, startRun, until, type BenchRun, type BenchWorld, type Figure, dropRedisKeys } from './common.ts';
 
 const NAME = 'bench:api';
 const opt = flags(
@@ -103,11 +100,9 @@ interface QuerySpec {
 }
 
 // Built here because the queries' names give its counts (cheap; the feed and client
-// processes, this script again, build it too and leave it unused). The regular user's
-// project owns MAX_ASSETS assets, the most a regular user may name in a request
-// (specification 4.1, 4.7), and the user names none: the endpoints answer on its
-// organization's assets (callerScope), so its requests read only their pairs.
-const WORLD = withUser(benchWorld({ pairs: PAIRS, exchangePrefix: 'ex' }), { assets: MAX_ASSETS });
+// processes, this script again, build it too and leave it unused). The user names no
+// assets: the endpoints answer on its organization's assets (callerScope).
+const WORLD = apiWorld(PAIRS);
 const STAFF = `staff (all ${WORLD.pairs.length} pairs)`;
 const USER = `user (${WORLD.user.assets.length} assets, ${WORLD.user.pairs} pairs)`;
 
@@ -227,24 +222,9 @@ async function main(r: BenchRun): Promise<Figure[]> {
     `reference data loaded: ${summary.exchanges} exchanges, ${summary.assets} assets, ${summary.pairs} pairs, a staff user and a regular user of ${world.user.organization} (${world.user.assets.length} assets: ${world.user.assets[0]} to ${world.user.assets.at(-1)}, ${world.user.pairs} pairs)`,
   );
 
-  const loader = openClickHouse(config, 'bench-load');
   const bare = openClickHouse(config, 'bench-bare', API_CLICKHOUSE);
-  const loaders = Array.from({ length: LOAD_CONNECTIONS }, (_, i) => openClickHouse(config, `bench-load-${i}`));
-  r.onCleanup(async () => {
-    await Promise.allSettled([loader, bare, ...loaders].map((c) => c.close()));
-  });
-  const marker = path.join(config.dataDir, 'bench-history.json');
-  const previous = fs.existsSync(marker) ? (JSON.parse(fs.readFileSync(marker, 'utf8')) as Loaded & { pairs: number; days: number; at: string }) : undefined;
-  let loaded: Loaded;
-  if (previous && previous.pairs === PAIRS && previous.days === DAYS) {
-    loaded = previous;
-    say(NAME, `reusing the history loaded at ${previous.at} in ${config.dataDir} (windows ending now miss what came after)`);
-  } else {
-    if (previous || (await minuteRows(loader)) > 0) throw new Error(`${config.dataDir} already holds other history: give --keep-data a new folder`);
-    loaded = await loadHistory(loader, loaders, world);
-    if (KEEP_DATA) fs.writeFileSync(marker, JSON.stringify({ ...loaded, pairs: PAIRS, days: DAYS, at: new Date().toISOString() }));
-  }
-  await settle(NAME, loader, SETTLE_S, ['book_minutes', 'book_hours', 'book_days', 'trade_minutes', 'trade_hours', 'trade_days', 'derivative_minutes', 'derivative_hours', 'derivative_days']);
+  r.onCleanup(() => bare.close());
+  const loaded = await ensureHistory(NAME, config, world, { pairs: PAIRS, days: DAYS, connections: LOAD_CONNECTIONS, keep: !!KEEP_DATA, settleSeconds: SETTLE_S });
   if (LOAD_ONLY) return [];
 
   const tokens: Record<QuerySpec['as'], string> = { staff: await login(service, world.staff), user: await login(service, world.user) };
@@ -490,64 +470,6 @@ async function dlqReasons(kafka: Kafka, config: Config): Promise<string> {
 }
 
 
-// ---------------------------------------------------------------------------------------
-// History
-
-interface Loaded {
-  bookRows: number;
-  tradeRows: number;
-  derivativeRows: number;
-  ms: number;
-}
-
-/** Minute rows for every pair over the last DAYS days, up to the current minute, a UTC day per insert, and their rollups. */
-async function loadHistory(ch: ClickHouse, conns: ClickHouse[], world: BenchWorld): Promise<Loaded> {
-  const end = Math.floor(Date.now() / 60_000) * 60; // epoch s, the current minute (excluded)
-  const start = end - DAYS * 86_400;
-  const all = world.pairs;
-  const perps = all.filter((p) => p.market_type === 'perp');
-  say(NAME, `loading ${DAYS} days of minute history for ${all.length} pairs (${fmtInt(DAYS * 1440 * all.length)} book minute rows, trade and derivative minutes, their hour and day rollups)...`);
-  const t0 = performance.now();
-  // A day per insert, on LOAD_CONNECTIONS connections at once: each insert (and its rollup
-  // recompute) runs on one core, so two keep both cores busy.
-  // Chunks are UTC days (the first and last partial), so no hour or day row is shared by two.
-  const chunks: [number, number][] = [];
-  for (let s = start; s < end; ) {
-    const e = Math.min(end, (Math.floor(s / 86_400) + 1) * 86_400);
-    chunks.push([s, e]);
-    s = e;
-  }
-  const total = chunks.length;
-  // The processors recompute the hours and days of what they write (Rollups); so does the loader.
-  let done = 0;
-  const worker = async (conn: ClickHouse) => {
-    for (let chunk = chunks.shift(); chunk !== undefined; chunk = chunks.shift()) {
-      const [s, e] = chunk;
-      const { booksMs, restMs } = await writeMinutes(conn, all, s, e);
-      const tr = performance.now();
-      const hours: number[] = [];
-      for (let h = Math.floor(s / 3600) * 3600; h < e; h += 3600) hours.push(h * 1000);
-      const keys = (ps: BenchWorld['pairs']) => ps.flatMap((p) => hours.map((minute) => ({ exchange: p.exchange, pair: p.pair, minute })));
-      await new Rollups(conn, book).recompute(keys(all));
-      await new Rollups(conn, trade).recompute(keys(all));
-      await new Rollups(conn, derivative).recompute(keys(perps));
-      done++;
-      const elapsed = (performance.now() - t0) / 1000;
-      say(
-        NAME,
-        `  ${new Date(s * 1000).toISOString().slice(0, 16)} to ${new Date(e * 1000).toISOString().slice(11, 16)} (${done}/${total}): books ${fmtMs(booksMs)}, trades + derivatives ${fmtMs(restMs)}, rollups ${fmtMs(performance.now() - tr)}; ${elapsed.toFixed(0)} s so far, ~${((elapsed / done) * (total - done)).toFixed(0)} s to go`,
-      );
-    }
-  };
-  await Promise.all(conns.map(worker));
-  const ms = performance.now() - t0;
-  const count = async (table: string) => Number((await ch.query<{ n: number }>('SELECT count() AS n FROM {t:Identifier}', { t: table }))[0]?.n ?? 0);
-  const loaded = { bookRows: await count('book_minutes'), tradeRows: await count('trade_minutes'), derivativeRows: await count('derivative_minutes'), ms };
-  say(NAME, `loaded ${fmtInt(loaded.bookRows)} book, ${fmtInt(loaded.tradeRows)} trade and ${fmtInt(loaded.derivativeRows)} derivative minute rows in ${fmtMs(ms)}`);
-  return loaded;
-}
-
-/** Book minute rows written so far. */
 /** Jiffies the machine spent busy and in all since boot (/proc/stat), to tell how loaded a phase was. */
 function machineCpu(): { busy: number; total: number } {
   const [, ...fields] = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/);
@@ -556,9 +478,6 @@ function machineCpu(): { busy: number; total: number } {
   return { busy: total - n[3]! - (n[4] ?? 0), total }; // idle and iowait are not busy
 }
 
-async function minuteRows(ch: ClickHouse): Promise<number> {
-  return Number((await ch.query<{ n: number }>('SELECT count() AS n FROM book_minutes'))[0]?.n ?? 0);
-}
 
 // ---------------------------------------------------------------------------------------
 // Measuring
