@@ -1,6 +1,6 @@
 // The Markets view's server state: one query per endpoint and parameter set, kept in
 // TanStack Query's cache (refreshed on the live stream's minutes, api/live.ts).
-import { useQueries, useQuery } from '@tanstack/react-query';
+import { useQueries, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap, type QueryOf, type Schemas } from '../../api/client';
 import { refetchInterval } from '../../api/live';
 import { windowQuery, type MarketParams } from './params';
@@ -14,9 +14,23 @@ export const depthUptimeQuery = (p: MarketParams): QueryOf<'/v2/metrics/uptime/d
 export const summaryQuery = (p: MarketParams): QueryOf<'/v2/metrics/summary/'> => ({ assets: [p.asset], bps: [p.level], ...windowQuery(p) });
 export const regionalQuery = (p: MarketParams): QueryOf<'/v2/metrics/volume/regional/'> => ({ assets: [p.asset], interval: 'a', ...windowQuery(p) });
 
+/**
+ * The spread uptime; its buckets are the spans of depth and volume over time, whose summary
+ * requests are sent as soon as it is answered (not after the view has drawn what it got:
+ * drawing the charts holds the main thread before the spans' queries would start).
+ */
 export function useSpreadUptime(p: MarketParams) {
+  const queryClient = useQueryClient();
   const query = spreadUptimeQuery(p);
-  return useQuery({ queryKey: ['uptime/spread', query], queryFn: async () => unwrap(await api.GET('/v2/metrics/uptime/spread/', { params: { query } })), enabled: !!p.asset });
+  return useQuery({
+    queryKey: ['uptime/spread', query],
+    queryFn: async () => {
+      const rows = unwrap(await api.GET('/v2/metrics/uptime/spread/', { params: { query } }));
+      if (p.mode !== 'session') for (const s of spansOf(rows, p)) void queryClient.prefetchQuery(spanQuery(p, s));
+      return rows;
+    },
+    enabled: !!p.asset,
+  });
 }
 
 export function useDepthUptime(p: MarketParams) {
@@ -68,19 +82,20 @@ export function spansOf(rows: readonly SpreadUptimeRow[], p: MarketParams): Span
   return picked.map((start, i) => ({ start, end: picked[i + 1] ?? end }));
 }
 
+/** The summary of one span, as the view and the spread uptime's prefetch ask it. */
+function spanQuery(p: MarketParams, s: Span) {
+  const query: QueryOf<'/v2/metrics/summary/'> = { assets: [p.asset], bps: [p.level], time_start: s.start, ...(s.end ? { time_end: s.end } : {}) };
+  const sealed = !!s.end && Date.parse(s.end) < Date.now() - 10 * 60_000;
+  return {
+    queryKey: ['summary', query],
+    queryFn: async () => unwrap(await api.GET('/v2/metrics/summary/', { params: { query } })),
+    // A span that ended a while ago does not change: asked once ('static': the live
+    // stream's invalidations pass it by too).
+    staleTime: sealed ? ('static' as const) : 10_000,
+    refetchInterval: sealed ? (false as const) : refetchInterval,
+  };
+}
+
 export function useSummaryPerSpan(p: MarketParams, spans: Span[]) {
-  return useQueries({
-    queries: spans.map((s) => {
-      const query: QueryOf<'/v2/metrics/summary/'> = { assets: [p.asset], bps: [p.level], time_start: s.start, ...(s.end ? { time_end: s.end } : {}) };
-      const sealed = !!s.end && Date.parse(s.end) < Date.now() - 10 * 60_000;
-      return {
-        queryKey: ['summary', query],
-        queryFn: async () => unwrap(await api.GET('/v2/metrics/summary/', { params: { query } })),
-        // A span that ended a while ago does not change: asked once ('static': the live
-        // stream's invalidations pass it by too).
-        staleTime: sealed ? ('static' as const) : 10_000,
-        refetchInterval: sealed ? (false as const) : refetchInterval,
-      };
-    }),
-  });
+  return useQueries({ queries: spans.map((s) => spanQuery(p, s)) });
 }
