@@ -10,8 +10,17 @@ import type { Logger } from '../lib/log.ts';
 const WEB = fileURLToPath(new URL('../web/', import.meta.url));
 export const WEB_DIST = path.join(WEB, 'dist');
 const ROOT = path.resolve(WEB, '..');
-/** What a build is made of besides web/src: a change to any of them makes the build stale. */
-const INPUTS = [path.join(WEB, 'index.html'), path.join(WEB, 'vite.config.ts'), path.join(WEB, 'public'), path.join(WEB, 'src'), path.join(ROOT, 'api', 'client'), path.join(ROOT, 'package-lock.json')];
+/** What a build is made of besides web/src: a change to any of them makes the build stale (the domain's facts are the metric and session lists the Targets view offers). */
+const INPUTS = [
+  path.join(WEB, 'index.html'),
+  path.join(WEB, 'vite.config.ts'),
+  path.join(WEB, 'public'),
+  path.join(WEB, 'src'),
+  path.join(ROOT, 'api', 'client'),
+  path.join(ROOT, 'domain', 'market', 'facts.ts'),
+  path.join(ROOT, 'domain', 'targets', 'facts.ts'),
+  path.join(ROOT, 'package-lock.json'),
+];
 
 function newestMtime(p: string): number {
   const stat = fs.statSync(p, { throwIfNoEntry: false });

@@ -124,6 +124,12 @@ describe('web app (/app/) in Chromium', function () {
     });
     expect(proposal.status, proposal.text).to.equal(201);
     made.proposal = proposal.body.id;
+    // A revision: the tranche's strike moves (a new version of the proposal).
+    const revised = await call('PATCH', `/v2/organizations/rfqs/${made.rfq}/proposals/${made.proposal}/`, {
+      token: makerToken,
+      json: { action: 'revise', loan: { quantity: 100_000, tranches: [{ quantity: 100_000, strike_basis: 'fixed', strike_price: 95, expires_after_days: 90 }] } },
+    });
+    expect(revised.status, revised.text).to.equal(200);
     browser = await launch();
   });
 
@@ -282,7 +288,6 @@ describe('web app (/app/) in Chromium', function () {
     expect(numberOf(cost!)).to.equal(Math.round(proposals.body[0].cost_usd));
     await page.getByRole('button', { name: `Shortlist Maker ${w.tag}` }).waitFor();
     expect(await axeViolations(page)).to.deep.equal([]);
-    await screenshot(page, 'rfq');
     await context.close();
   });
 
@@ -379,18 +384,19 @@ describe('web app (/app/) in Chromium', function () {
     await context.close();
   });
 
-  it('creates a target through the preview (shown as added) and the batch; the API lists it', async () => {
+  it("creates targets through the preview (shown as added) and the batch: a project's, and a market maker's with a session, Telegram and price scaling at 390 px by keyboard; the API lists them as previewed", async () => {
     const { context, page } = await newPage(browser, problems);
     await signIn(page, base, w.users.owner.email, w.password);
     const token = (await page.evaluate(() => sessionStorage.getItem('mm-metrics.token')))!;
     await page.goto(`${base}/app/targets`);
     const panel = page.getByRole('region', { name: 'New target' });
-    await panel.getByLabel(/^Pair/).selectOption(`${w.ex2} ${spot2}`);
-    await panel.getByLabel(/^Metric/).selectOption('spread/spread_bps');
-    await panel.getByLabel(/^Threshold/).fill('25');
+    await panel.getByLabel('Exchange and pair').selectOption(`${w.ex2} ${spot2}`);
+    await panel.getByLabel(/^Metric family/).selectOption('spread');
+    await panel.getByLabel('Metric', { exact: true }).selectOption('spread/spread_bps');
+    await panel.getByLabel('Threshold', { exact: true }).fill('25');
     await panel.getByRole('button', { name: 'Preview the new target' }).click();
     await panel.getByText('Added 1, modified 0, removed 0.').waitFor();
-    expect((await panel.getByRole('list', { name: 'Changes' }).getByRole('listitem').allTextContents()).map((t) => t.trim())).to.deep.equal([`added: ${w.asset} ${w.ex2} ${spot2} spread/spread_bps`]);
+    expect((await panel.getByRole('list', { name: 'Changes' }).getByRole('listitem').allTextContents()).map((t) => t.trim())).to.deep.equal([`added: ${w.asset} ${w.ex2} ${spot2} spread/spread_bps — gb, below 25, all hours`]);
     // Nothing is saved by the preview.
     const spreadTargets = async () =>
       ((await call('GET', `/v2/organizations/targets/?metrics=spread/spread_bps&target_organizations=${w.project}`, { token })).body as { exchange: string; pair: string; threshold: number; direction: string }[]);
@@ -402,6 +408,134 @@ describe('web app (/app/) in Chromium', function () {
     // The board asks again and shows it.
     await page.getByRole('region', { name: /^Unchecked/ }).getByRole('button', { name: new RegExp(`${w.asset} ${w.ex2} ${spot2.replace('/', '\\/')} spread/spread_bps`) }).waitFor();
     expect(await axeViolations(page)).to.deep.equal([]);
+    // A market maker's target, on a phone's width, in the same session (an account's
+    // sign-ins a minute are limited, and the owner signs in in most tests).
+    await page.setViewportSize({ width: 390, height: 900 });
+    // The market maker is offered: the API has named it to the owner (its mm target).
+    await panel.getByLabel('Organization').selectOption({ label: `Maker ${w.tag} (market maker: mm)` });
+    await panel.getByLabel('Asset').selectOption(w.asset);
+    await panel.getByLabel('Exchange and pair').selectOption(`${w.ex} ${spot}`);
+    await panel.getByLabel(/^Metric family \(mm\)/).selectOption('depth');
+    await panel.getByLabel('Metric', { exact: true }).selectOption('depth/ask_5bps');
+    await panel.getByLabel('Threshold', { exact: true }).fill('7500');
+    await panel.getByLabel('Market hours').selectOption('market-hours');
+    await panel.getByLabel('Telegram notifications').check();
+    await panel.getByLabel('Scale the threshold').check();
+    await panel.getByLabel('Scaling mode').selectOption('price');
+    await panel.getByLabel('Price source').selectOption('manual');
+    await panel.getByLabel('Reference price (USD)').fill('2.5');
+    // Every control is reached with Tab, in order, and the form is sent with Enter.
+    await panel.getByLabel('Organization').focus();
+    const reached: string[] = [];
+    for (let i = 0; i < 16; i++) {
+      reached.push(await page.evaluate(() => {
+        const el = document.activeElement as HTMLInputElement | null;
+        return (el?.labels?.[0]?.textContent ?? el?.textContent ?? '').trim();
+      }));
+      await page.keyboard.press('Tab');
+    }
+    expect(reached.slice(0, reached.indexOf('Preview the new target') + 1)).to.deep.equal([
+      'Organization', 'Asset', 'Exchange and pair', 'Metric family (mm)', 'Metric', 'Threshold', 'Direction', 'Market hours', 'Active', 'Telegram notifications',
+      'Scale the threshold', 'Scaling mode', 'Price source', 'Reference price (USD)', 'Preview the new target',
+    ]);
+    await panel.getByRole('button', { name: 'Preview the new target' }).focus();
+    await page.keyboard.press('Enter');
+    await panel.getByText('Added 1, modified 0, removed 0.').waitFor();
+    expect((await panel.getByRole('list', { name: 'Changes' }).getByRole('listitem').allTextContents()).map((t) => t.trim())).to.deep.equal([
+      `added: ${w.asset} ${w.ex} ${spot} depth/ask_5bps — mm, above 7,500, market-hours, scaled (price, manual, reference 2.5), Telegram`,
+    ]);
+    const makerTargets = async () => ((await call('GET', `/v2/organizations/targets/?metrics=depth/ask_5bps&target_organizations=${w.mm}`, { token })).body as Record<string, unknown>[]);
+    expect(await makerTargets()).to.deep.equal([]);
+    expect(await axeViolations(page)).to.deep.equal([]);
+    await screenshot(page, 'targets-new-phone');
+    await panel.getByRole('button', { name: 'Save' }).focus();
+    await page.keyboard.press('Enter');
+    await panel.getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
+    const [t, ...more] = await makerTargets();
+    expect(more).to.deep.equal([]);
+    expect({ ...t, organization: (t!.organization as { slug: string }).slug }).to.deep.include({
+      type: 'mm', organization: w.mm, asset: w.asset, exchange: w.ex, pair: spot, metric: 'depth/ask_5bps', threshold: 7500, direction: 'above', market_hours: 'market-hours',
+      active: true, telegram_notifications: true, scaling_enabled: true, scaling_mode: 'price', scaling_source: 'manual', scaling_reference_price: 2.5,
+    });
+    await context.close();
+  });
+
+  /** The API's words the page shows for a control: its description (aria-describedby), once it is marked invalid. */
+  const wordsAt = async (control: ReturnType<Page['getByLabel']>) => {
+    await control.page().waitForFunction((el) => el?.getAttribute('aria-invalid') === 'true', await control.elementHandle());
+    return control.evaluate((el) => document.getElementById(el.getAttribute('aria-describedby')!)!.textContent);
+  };
+
+  it("shows the API's own words at the field they name: a percentage over 100, scaling without a reference price, an organization the user does not manage", async () => {
+    const { context, page } = await newPage(browser, problems);
+    // Staff, who manage every organization's targets and see every request: the owner signs in
+    // in most other tests, and an account's sign-ins a minute are limited.
+    await signIn(page, base, w.users.staff.email, w.password);
+    const token = (await page.evaluate(() => sessionStorage.getItem('mm-metrics.token')))!;
+    await page.goto(`${base}/app/targets`);
+    const panel = page.getByRole('region', { name: 'New target' });
+    const preview = panel.getByRole('button', { name: 'Preview the new target' });
+    const target = { organization: w.project, asset: w.asset, exchange: w.ex, pair: spot, metric: 'uptime/spread/10bps' };
+    const apiWords = (t: Record<string, unknown>) =>
+      call('POST', '/v2/organizations/targets/preview/', { token, json: { scopes: [{ organization: t.organization, asset: t.asset, metrics: [t.metric] }], targets: [t] } });
+    await panel.getByLabel('Organization').selectOption({ label: `Project ${w.tag} (project: gb)` });
+    await panel.getByLabel('Exchange and pair').selectOption(`${w.ex} ${spot}`);
+    await panel.getByLabel(/^Metric family/).selectOption('uptime/spread');
+    await panel.getByLabel('Metric', { exact: true }).selectOption(target.metric);
+    await panel.getByLabel('Threshold', { exact: true }).fill('150');
+    await preview.click();
+    const percent = await apiWords({ ...target, threshold: 150 });
+    expect(percent.status).to.equal(400);
+    expect(await wordsAt(panel.getByLabel('Threshold', { exact: true }))).to.equal(percent.body.targets[0].threshold.join(' '));
+
+    await panel.getByLabel('Threshold', { exact: true }).fill('90');
+    await panel.getByLabel('Scale the threshold').check();
+    await preview.click();
+    const noReference = await apiWords({ ...target, threshold: 90, scaling_enabled: true, scaling_mode: 'price', scaling_source: 'manual' });
+    expect(noReference.status).to.equal(400);
+    expect(await wordsAt(panel.getByLabel('Reference price (USD)'))).to.equal(noReference.body.targets[0].scaling_reference_price.join(' '));
+    expect(await panel.getByLabel('Threshold', { exact: true }).getAttribute('aria-invalid')).to.equal(null);
+
+    await panel.getByLabel('Scale the threshold').uncheck();
+    await panel.getByLabel('Organization').selectOption({ label: 'Another market maker…' });
+    await panel.getByLabel("Market maker's slug").fill(`nobody-${w.tag}`);
+    await preview.click();
+    const unknown = await apiWords({ ...target, organization: `nobody-${w.tag}`, threshold: 90 });
+    expect(unknown.status).to.equal(403);
+    expect(await wordsAt(panel.getByLabel("Market maker's slug"))).to.equal(unknown.body.detail);
+    expect(await axeViolations(page)).to.deep.equal([]);
+    // The browser logs the 400s and the 403 itself as failed resource loads: not errors of the app.
+    problems.console = problems.console.filter((m) => !/status of 40[03]/.test(m));
+    await context.close();
+  });
+
+  it("shows what changed between a proposal's revisions and between the request's versions, as the API's versions answer them", async () => {
+    const { context, page } = await newPage(browser, problems);
+    // Staff, who manage every organization's targets and see every request: the owner signs in
+    // in most other tests, and an account's sign-ins a minute are limited.
+    await signIn(page, base, w.users.staff.email, w.password);
+    const token = (await page.evaluate(() => sessionStorage.getItem('mm-metrics.token')))!;
+    await page.goto(`${base}/app/rfq?rfq=${made.rfq}`);
+    // Opened by keyboard.
+    const open = page.getByRole('button', { name: `Revisions of Maker ${w.tag}` });
+    await open.focus();
+    await page.keyboard.press('Enter');
+    expect(await open.getAttribute('aria-expanded')).to.equal('true');
+    const revisions = page.getByRole('list', { name: `Versions of Maker ${w.tag}'s proposal` });
+    await revisions.getByText('Version 2').waitFor();
+    const versions = (await call('GET', `/v2/organizations/rfqs/${made.rfq}/proposals/${made.proposal}/versions/`, { token })).body as { version: number; loan: { tranches: { strike_price: number }[] } }[];
+    expect(versions.map((v) => v.version)).to.deep.equal([1, 2]);
+    const changes = revisions.getByRole('list', { name: 'Changes in version 2' }).getByRole('listitem');
+    expect((await changes.allTextContents()).map((t) => t.trim())).to.deep.equal([`loan.tranches[0].strike_price: ${versions[0]!.loan.tranches[0]!.strike_price} → ${versions[1]!.loan.tranches[0]!.strike_price}`]);
+
+    const rfqVersions = (await call('GET', `/v2/organizations/rfqs/${made.rfq}/versions/`, { token })).body as { version: number; status: string }[];
+    const request = page.getByRole('list', { name: 'Versions of the request' });
+    const last = rfqVersions.at(-1)!;
+    const before = rfqVersions.at(-2)!;
+    await request.getByRole('list', { name: `Changes in version ${last.version}` }).getByText(`status: ${before.status} → ${last.status}`).waitFor();
+    expect(await request.locator(':scope > li').count()).to.equal(rfqVersions.length);
+    expect(await axeViolations(page)).to.deep.equal([]);
+    await screenshot(page, 'rfq');
     await context.close();
   });
 

@@ -1,6 +1,7 @@
 // RFQ: the requests the caller sees, and one request's proposals side by side (cost,
 // option value, requirements met, the market maker's measured track record), with the
-// project's shortlist and award. A market maker sees only its own proposals, as the API answers.
+// project's shortlist and award; what changed between the request's versions and between
+// a proposal's revisions. A market maker sees only its own proposals, as the API answers.
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type ReactNode } from 'react';
 import { api, itemsOf, unwrap, type Schemas } from '../../api/client';
@@ -9,6 +10,7 @@ import { useSearchParams } from '../../router';
 import { fmtNum, fmtPct, fmtTime, fmtUsd } from '../../ui/format';
 import { Panel, QueryState } from '../../ui/query-state';
 import { Table, type Column } from '../../ui/table';
+import { VersionHistory } from './versions';
 
 type Rfq = Schemas['Rfq'];
 
@@ -32,6 +34,7 @@ export default function RfqView() {
         </QueryState>
       </Panel>
       {selected && <Proposals id={selected} rfq={rfqs.data?.find((r) => r.id === selected)} />}
+      {selected && <RfqVersions id={selected} />}
     </div>
   );
 }
@@ -40,6 +43,7 @@ function Proposals({ id, rfq }: { id: number; rfq: Rfq | undefined }) {
   const queryClient = useQueryClient();
   const scope = useScope();
   const [message, setMessage] = useState<string | null>(null);
+  const [revisionsOf, setRevisionsOf] = useState<number | null>(null);
   const proposals = useQuery({ queryKey: ['proposals', id], queryFn: async () => itemsOf(unwrap(await api.GET('/v2/organizations/rfqs/{id}/proposals/', { params: { path: { id } } }))) });
   const project = rfq?.organization.slug;
   const mine = !!scope.data?.organizations.some((o) => o.slug === project);
@@ -97,6 +101,16 @@ function Proposals({ id, rfq }: { id: number; rfq: Rfq | undefined }) {
                       ))}
                     </tr>
                   ))}
+                  <tr>
+                    <th scope="row">Revisions</th>
+                    {rows.map((p) => (
+                      <td key={p.id}>
+                        <button type="button" className="secondary" aria-expanded={revisionsOf === p.id} aria-controls="proposal-revisions" onClick={() => setRevisionsOf(revisionsOf === p.id ? null : p.id)}>
+                          Revisions of {p.market_maker.name}
+                        </button>
+                      </td>
+                    ))}
+                  </tr>
                   {mine && (
                     <tr>
                       <th scope="row">Decide</th>
@@ -115,6 +129,40 @@ function Proposals({ id, rfq }: { id: number; rfq: Rfq | undefined }) {
         }}
       </QueryState>
       {message && <p role="alert" className="error">{message}</p>}
+      {revisionsOf !== null && <ProposalRevisions id={id} pid={revisionsOf} name={proposals.data?.find((p) => p.id === revisionsOf)?.market_maker.name ?? `#${revisionsOf}`} />}
+    </Panel>
+  );
+}
+
+/** A proposal's revisions (listProposalVersions), each with what changed from the one before. */
+function ProposalRevisions({ id, pid, name }: { id: number; pid: number; name: string }) {
+  const versions = useQuery({
+    queryKey: ['proposals', id, 'versions', pid],
+    queryFn: async () => unwrap(await api.GET('/v2/organizations/rfqs/{id}/proposals/{pid}/versions/', { params: { path: { id, pid } } })),
+  });
+  return (
+    <section id="proposal-revisions" aria-labelledby="proposal-revisions-title">
+      <h3 id="proposal-revisions-title">Revisions of {name}'s proposal</h3>
+      <QueryState query={versions}>{(v) => <VersionHistory label={`Versions of ${name}'s proposal`} versions={v} when={(x) => x.updated_at} />}</QueryState>
+    </section>
+  );
+}
+
+/** The request's versions (listRfqVersions): a market maker never sees the drafts. */
+function RfqVersions({ id }: { id: number }) {
+  const versions = useQuery({ queryKey: ['rfqs', id, 'versions'], queryFn: async () => unwrap(await api.GET('/v2/organizations/rfqs/{id}/versions/', { params: { path: { id } } })) });
+  return (
+    <Panel title="Versions of the request" wide>
+      <QueryState query={versions}>
+        {(v) => (
+          <VersionHistory
+            label="Versions of the request"
+            versions={v}
+            // An RFQ carries a time for its creation and its status changes only, not for a change of its terms.
+            when={(x, before) => (!before ? x.created_at : x.history.length > before.history.length ? x.history.at(-1)?.at : undefined)}
+          />
+        )}
+      </QueryState>
     </Panel>
   );
 }
