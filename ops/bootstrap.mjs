@@ -16,7 +16,8 @@ const COMMANDS = {
   seed: ['ops/cli/seed.ts'],
   replay: ['ingest/replay.ts'],
   'ops:replay': ['ops/cli/replay-topic.ts'],
-  test: ['node_modules/mocha/bin/mocha.js'],
+  // The whole suite in two runs at once (ops/test-suite.ts); with files named, just those.
+  test: ['ops/test-suite.ts'],
   // The pure tests: no stack, so neither .mocharc.cjs (whose hooks start it) nor system packages.
   'test:unit': ['node_modules/mocha/bin/mocha.js', '--no-config', '--node-option', 'import=tsx', '--timeout', '10000', 'test/unit/**/*.test.ts'],
   'test:node': ['ops/node-versions.mjs'],
