@@ -1,6 +1,6 @@
 // The events of the stream as the hub keeps them: each read once from its topic, with what
-// deciding its audience needs, and its `data` rendered once (a minute's once per set of
-// levels asked).
+// deciding its audience needs, and its frame encoded once for every subscriber (a minute's
+// levels one by one, as subscribers ask for different ones).
 import { LEVELS_BPS, levelName } from '../../domain/market/facts.ts';
 import type { Rfq } from '../../domain/rfq/rfq.ts';
 import type { MinuteEventMessage, TargetEventMessage } from '../../schemas/index.ts';
@@ -21,6 +21,8 @@ interface Base {
   position: number[];
   /** The position encoded, made when first asked. */
   id?: string;
+  /** Its frame's bytes (encodeEvent), kept while the event is among the hub's newest. */
+  encoded?: Encoded;
   /** Its Kafka timestamp: the ring keeps what is younger than its horizon. */
   at: number;
   /** What identifies it when published twice. */
@@ -35,10 +37,6 @@ export interface MinuteEvent extends Base {
   /** `exchange\0pair` (audience.ts pairKey). */
   pairKey: string;
   message: MinuteEventMessage;
-  /** Its data per set of levels, for the few sets subscribers share. */
-  rendered?: Map<string, string>;
-  /** Its data's fields but the levels, as text without the closing brace. */
-  head?: string;
 }
 
 export interface TargetEvent extends Base {
@@ -66,40 +64,69 @@ export interface RfqEvent extends Base {
 
 export type HubEvent = MinuteEvent | TargetEvent | LoanEvent | RfqEvent;
 
-const RENDERED_SETS = 8;
 const LEVEL_INDEX = new Map<number, number>(LEVELS_BPS.map((l, i) => [l, i]));
 
-/** A minute's data with the depth at the levels asked (`bid_<L>bps`, `ask_<L>bps`, the summary's names). */
-export function minuteData(e: MinuteEvent, levels: readonly number[], levelsKey: string): string {
+/**
+ * An event's frame as bytes, encoded once and shared by every subscriber given it: a
+ * subscriber's write is the pieces it was given, copied together. A book minute's levels
+ * differ by subscriber, so its data is kept in pieces: the fields everyone gets, each
+ * level's field (encoded when first asked), and the close.
+ */
+export interface Encoded {
+  /** `event: <type>\nid: <the event's own id>\ndata: `. */
+  prefix: Buffer;
+  /** The data up to the levels (a book minute), or the data and the blank line that ends the frame. */
+  body: Buffer;
+  /** A book minute's `,"bid_<L>bps":<v>` and `,"ask_<L>bps":<v>`, by index in L. */
+  bid?: (Buffer | undefined)[];
+  ask?: (Buffer | undefined)[];
+  /** A book minute's `,"written_at":…}` and the blank line. */
+  tail?: Buffer;
+}
+
+export function encodeEvent(e: HubEvent, id: string): Encoded {
+  const prefix = Buffer.from(`event: ${e.type}\nid: ${id}\ndata: `);
+  if (e.type !== 'minute') return { prefix, body: Buffer.from(`${e.data}\n\n`) };
   const m = e.message;
-  // Trades carry no levels: one text for everyone.
-  const key = m.source === 'trades' ? '' : levelsKey;
-  const hit = e.rendered?.get(key);
-  if (hit !== undefined) return hit;
-  // The fields every subscriber gets, once; then the levels of this one, as text.
-  if (e.head === undefined) {
-    const data: Record<string, unknown> = { exchange: e.exchange, pair: e.pair, asset: e.asset, timestamp: new Date(m.minute).toISOString(), source: m.source };
-    if (m.source === 'book') {
-      data.mid = m.mid ?? null;
-      data.spread_bps = m.spread_bps ?? null;
-    } else {
-      data.volume = m.volume ?? null;
-      data.vwap = m.vwap ?? null;
-      data.trades = m.trades ?? 0;
-    }
-    e.head = JSON.stringify(data).slice(0, -1);
-  }
-  let text = e.head;
+  const data: Record<string, unknown> = { exchange: e.exchange, pair: e.pair, asset: e.asset, timestamp: new Date(m.minute).toISOString(), source: m.source };
   if (m.source === 'book') {
-    for (const side of ['bid', 'ask'] as const) {
-      const depth = side === 'bid' ? m.bid_depth : m.ask_depth;
-      for (const l of levels) text += `,"${side}_${levelName(l)}bps":${numberText(depth?.[LEVEL_INDEX.get(l)!])}`;
+    data.mid = m.mid ?? null;
+    data.spread_bps = m.spread_bps ?? null;
+  } else {
+    data.volume = m.volume ?? null;
+    data.vwap = m.vwap ?? null;
+    data.trades = m.trades ?? 0;
+  }
+  const head = JSON.stringify(data).slice(0, -1);
+  const tail = `,"written_at":"${new Date(m.written_at).toISOString()}"}\n\n`;
+  // Trades carry no levels: one text for everyone.
+  if (m.source !== 'book') return { prefix, body: Buffer.from(head + tail) };
+  return { prefix, body: Buffer.from(head), bid: [], ask: [], tail: Buffer.from(tail) };
+}
+
+/**
+ * Appends the pieces of the event's frame for a subscriber to `out`: with `id` when it is
+ * not the event's own (a subscriber resuming from a process further on), and the levels it
+ * asked for. Returns the bytes appended.
+ */
+export function appendFrame(out: Buffer[], e: HubEvent, enc: Encoded, levels: readonly number[], id?: string): number {
+  const prefix = id === undefined ? enc.prefix : Buffer.from(`event: ${e.type}\nid: ${id}\ndata: `);
+  out.push(prefix, enc.body);
+  let n = prefix.length + enc.body.length;
+  if (!enc.tail || e.type !== 'minute') return n;
+  const m = e.message;
+  for (const side of ['bid', 'ask'] as const) {
+    const pieces = enc[side]!;
+    const depth = side === 'bid' ? m.bid_depth : m.ask_depth;
+    for (const l of levels) {
+      const i = LEVEL_INDEX.get(l)!;
+      const piece = (pieces[i] ??= Buffer.from(`,"${side}_${levelName(l)}bps":${numberText(depth?.[i])}`));
+      out.push(piece);
+      n += piece.length;
     }
   }
-  text += `,"written_at":"${new Date(m.written_at).toISOString()}"}`;
-  e.rendered ??= new Map();
-  if (e.rendered.size < RENDERED_SETS) e.rendered.set(key, text);
-  return text;
+  out.push(enc.tail);
+  return n + enc.tail.length;
 }
 
 const numberText = (v: number | undefined): string => (v === undefined || !Number.isFinite(v) ? 'null' : String(v));

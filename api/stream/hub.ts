@@ -33,7 +33,7 @@ import {
 } from '../../schemas/index.ts';
 import { reaches, pairKey, type Audience } from './audience.ts';
 import { encode, later, notAhead, type Layout, type Position } from './cursor.ts';
-import { changedFields, frame, minuteData, targetData, type HubEvent } from './events.ts';
+import { appendFrame, changedFields, encodeEvent, frame, targetData, type HubEvent } from './events.ts';
 
 /** The topics of the stream, in the order of the layout. */
 export const STREAM_TOPICS = ['market.minutes', 'targets.events', 'loans.events', 'rfq.events'] as const satisfies readonly BaseTopic[];
@@ -46,6 +46,12 @@ const MAX_PENDING = 256;
 
 /** Messages read between two turns of the event loop. */
 const YIELD_EVERY = 256;
+
+/**
+ * The newest events whose frames stay encoded: those being handed to live subscribers;
+ * older ones are encoded again for a client that resumes.
+ */
+const ENCODED_EVENTS = 8192;
 
 export interface StreamOptions {
   /** How far back a client may resume (the ring keeps at least this much). */
@@ -77,7 +83,7 @@ export type CheckMemo = Map<string, Promise<unknown>>;
 
 /** One open stream: its connection and the caller's audience. */
 export interface SubscriberOptions {
-  write(text: string): boolean;
+  write(chunk: string | Buffer): boolean;
   onDrain(then: () => void): void;
   end(): void;
   audience: Audience;
@@ -92,8 +98,10 @@ class Subscriber {
   closed = false;
   /** Whether its cursor may be ahead of the hub's position (it resumed from a process further on). */
   ahead = true;
-  /** Frames given since the last flush (hub.scheduleFlush). */
-  pending: string[] = [];
+  /** The pieces of the frames given since the last flush (hub.scheduleFlush), their bytes and frames. */
+  pending: Buffer[] = [];
+  pendingBytes = 0;
+  pendingFrames = 0;
   /**
    * Caught up, keeping up, not ahead: then only the events it may get need touch it (the
    * hub's minute index), and its place jumps to each of them; otherwise it walks the ring.
@@ -150,6 +158,8 @@ export class StreamHub {
   /** The last version seen of each agreement record, to say what a change changed. */
   private readonly lastVersions = new Map<string, { version: number; status: string; record: Record<string, unknown> }>();
   private pairAssets: { lists: unknown; map: Map<string, string> } | undefined;
+  /** The events holding their encoded frames, oldest first. */
+  private readonly encoded = new Set<HubEvent>();
 
   constructor(
     private readonly deps: HubDeps,
@@ -279,11 +289,10 @@ export class StreamHub {
       if (e.offset < sub.cursor[e.tp]!) continue;
       sub.cursor[e.tp] = e.offset + 1;
       if (!reaches(sub.audience, e, now)) continue;
-      const data = e.type === 'minute' ? minuteData(e, sub.audience.levels, sub.audience.levelsKey) : e.data;
-      sub.pending.push(frame(e.type, this.idFor(sub, e), data));
-      if (sub.pending.length === 1) this.toFlush.push(sub);
+      sub.pendingBytes += appendFrame(sub.pending, e, this.encodedOf(e), sub.audience.levels, this.ownId(sub, e));
+      if (++sub.pendingFrames === 1) this.toFlush.push(sub);
       // A subscriber resuming takes the ring in pieces: the socket is asked between them.
-      if (sub.pending.length >= MAX_PENDING) {
+      if (sub.pendingFrames >= MAX_PENDING) {
         this.flushOne(sub);
         if (sub.waiting) return;
       }
@@ -312,11 +321,11 @@ export class StreamHub {
   }
 
   private flushOne(sub: Subscriber): void {
-    if (sub.pending.length === 0) return;
-    const text = sub.pending.length === 1 ? sub.pending[0]! : sub.pending.join('');
-    sub.pending = [];
+    if (sub.pendingFrames === 0) return;
+    const chunk = Buffer.concat(sub.pending, sub.pendingBytes);
+    this.clearPending(sub);
     if (sub.closed) return;
-    if (!sub.io.write(text) && !sub.waiting) {
+    if (!sub.io.write(chunk) && !sub.waiting) {
       sub.waiting = true;
       // Its place is right: it walks the ring again from there.
       sub.live = false;
@@ -328,17 +337,36 @@ export class StreamHub {
     }
   }
 
-  private idFor(sub: Subscriber, e: HubEvent): string {
+  private clearPending(sub: Subscriber): void {
+    sub.pending = [];
+    sub.pendingBytes = 0;
+    sub.pendingFrames = 0;
+  }
+
+  /** The event's frame, encoded once for every subscriber given it; the oldest encodings are let go. */
+  private encodedOf(e: HubEvent) {
+    if (e.encoded) return e.encoded;
+    e.encoded = encodeEvent(e, (e.id ??= encode(this.layout, e.position)));
+    this.encoded.add(e);
+    if (this.encoded.size > ENCODED_EVENTS) {
+      const oldest = this.encoded.values().next().value!;
+      this.encoded.delete(oldest);
+      oldest.encoded = undefined;
+    }
+    return e.encoded;
+  }
+
+  /** The id the subscriber is given with the event: undefined for the event's own. */
+  private ownId(sub: Subscriber, e: HubEvent): string | undefined {
     if (sub.ahead && notAhead(sub.cursor, e.position)) sub.ahead = false;
-    if (!sub.ahead) return (e.id ??= encode(this.layout, e.position));
-    return encode(this.layout, later(sub.cursor, e.position));
+    return sub.ahead ? encode(this.layout, later(sub.cursor, e.position)) : undefined;
   }
 
   private reset(sub: Subscriber, reason: string): void {
     if (sub.closed) return;
-    sub.pending.push(frame('reset', undefined, JSON.stringify({ reason })));
-    sub.io.write(sub.pending.join(''));
-    sub.pending = [];
+    sub.pending.push(Buffer.from(frame('reset', undefined, JSON.stringify({ reason }))));
+    sub.io.write(Buffer.concat(sub.pending));
+    this.clearPending(sub);
     this.close(sub);
   }
 
@@ -398,7 +426,7 @@ export class StreamHub {
   }
 
   private heartbeat(): void {
-    for (const s of this.subscribers) if (!s.waiting && s.pending.length === 0) s.io.write(': keep-alive\n\n');
+    for (const s of this.subscribers) if (!s.waiting && s.pendingFrames === 0) s.io.write(': keep-alive\n\n');
   }
 
   private async recheck(): Promise<void> {
