@@ -7,7 +7,10 @@
 // other. With CLICKHOUSE_URL the same relay talks to the server through the main thread.
 import { TupleParam, type ClickHouseSettings } from '@clickhouse/client';
 import type { MessagePort } from 'node:worker_threads';
-import { ClickHouseQueryError, ClickHouseStoppedError, type ClickHouse, type CommandOptions, type InsertOptions, type Params } from './clickhouse.ts';
+import type { ClickHouse, CommandOptions, InsertOptions, Params } from './clickhouse.ts';
+// Not from clickhouse.ts, which loads chdb: an addon loaded in a worker closes the
+// process's engine when the worker ends.
+import { ClickHouseQueryError, ClickHouseStoppedError } from './clickhouse-errors.ts';
 
 type Call =
   | { id: number; op: 'query'; sql: string; params: Params; settings?: ClickHouseSettings }

@@ -13,6 +13,7 @@ import { Readable } from 'node:stream';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { DEFAULT_UNCOMPRESSED_CACHE_MB, type Config } from './config.ts';
 import { StatementQueue, type Turn } from './statement-queue.ts';
+import { ClickHouseQueryError, ClickHouseStoppedError } from './clickhouse-errors.ts';
 import { createLogger, type Logger } from './log.ts';
 
 export type Params = Record<string, unknown>;
@@ -63,21 +64,9 @@ export interface ClickHouse {
   close(): Promise<void>;
 }
 
-/** A statement asked for after cancel(): the connection is stopping. */
-export class ClickHouseStoppedError extends Error {
-  constructor(readonly queryId: string) {
-    super(`ClickHouse statement ${queryId} refused: the connection is stopping`);
-    this.name = 'ClickHouseStoppedError';
-  }
-}
-
-export class ClickHouseQueryError extends Error {
-  /** queryId is the last attempt's; attempts counts them all. */
-  constructor(readonly queryId: string, cause: unknown, readonly attempts = 1) {
-    super(`ClickHouse query ${queryId} failed after ${attempts} attempt${attempts === 1 ? '' : 's'}: ${(cause as Error)?.message ?? String(cause)}`, { cause });
-    this.name = 'ClickHouseQueryError';
-  }
-}
+// In a file of their own, so a worker thread's relay (lib/clickhouse-relay.ts) raises them
+// without loading chdb there.
+export { ClickHouseQueryError, ClickHouseStoppedError };
 
 let querySeq = 0;
 
