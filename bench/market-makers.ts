@@ -65,6 +65,7 @@ const opt = flags(
     'push-concurrency': { default: '4', help: 'push requests in flight at once' },
     'breakdown-runs': { default: '10', help: 'runs of the in-process breakdown of summary and reconciliation (0 skips it)' },
     profile: { default: 'yes', help: '"yes": after the timed figures, CPU-profile the main thread during another push and during requests of summary and reconciliation (untimed)' },
+    'profile-first': { default: 'no', help: '"yes": profile first-asked requests (caches emptied before each) instead of repeated ones' },
     'profile-dir': { default: '', help: 'also write those profiles here as .cpuprofile files (for Chrome DevTools)' },
     'load-connections': { default: '2', help: 'inserts running at once while loading' },
     settle: { default: '90', help: 'most seconds to wait for background merges after loading' },
@@ -264,12 +265,14 @@ async function main(r: BenchRun): Promise<Figure[]> {
   for (const s of SELECTED) figures.push(seriesFigure(s, results.get(s.name)!));
 
   // Broken down and profiled: the goal's summary and the widest answer, when their series ran.
-  const examined = (
-    [
-      [endpointNamed('summary 7 days 1d'), summary, { trustedDepth: true, trustedVolume: true, reported: 'untrusted', market: true }],
-      [endpointNamed('reconciliation 7 days 1d'), reconciliation, { trustedDepth: true, trustedVolume: true, reported: 'all', market: false }],
-    ] as const
-  ).filter(([e]) => SELECTED.some((s) => s.endpoint === e));
+  // Every summary and reconciliation series run; with --profile-first yes, profiled first asked.
+  const WANTS: Record<string, [MmHandler, Want]> = {
+    summary: [summary, { trustedDepth: true, trustedVolume: true, reported: 'untrusted', market: true }],
+    reconciliation: [reconciliation, { trustedDepth: true, trustedVolume: true, reported: 'all', market: false }],
+  };
+  const examined = ENDPOINTS.filter((e) => SELECTED.some((s) => s.endpoint === e) && !e.name.includes('levels'))
+    .map((e) => [e, ...(WANTS[e.name.split(' ')[0]!] ?? [])] as const)
+    .filter((x): x is readonly [Endpoint, MmHandler, Want] => x.length === 3);
   if (BREAKDOWN_RUNS > 0) {
     const user = await service.deps.users.byEmail(world.users.staff.email);
     if (!user) throw new Error('the staff user is missing');
@@ -284,12 +287,17 @@ async function main(r: BenchRun): Promise<Figure[]> {
       const n = 10;
       const url = `${service.api.url}${endpoint.path}`;
       const file = PROFILE_DIR ? path.join(PROFILE_DIR, `${endpoint.name.replace(/\W+/g, '-')}.cpuprofile`) : undefined;
+      const cold = opt['profile-first'] === 'yes';
       const { summary: profile } = await profiled(async () => {
-        for (let i = 0; i < n; i++) await client.get(url, tokens.staff);
+        for (let i = 0; i < n; i++) {
+          if (cold) await emptyCaches();
+          await client.get(url, tokens.staff);
+        }
       }, file);
       const lines = describeProfile(profile);
-      for (const l of lines) say(NAME, `  profile of ${n} requests of ${endpoint.name}: ${l}`);
-      figures.push({ figure: `${endpoint.name}: the main thread during ${n} more requests (staff, CPU profile)`, value: lines.join('; '), goal: '—', result: 'info' });
+      const what = `${n} more requests of ${endpoint.name}${cold ? ', first asked' : ''}`;
+      for (const l of lines) say(NAME, `  profile of ${what}: ${l}`);
+      figures.push({ figure: `${endpoint.name}: the main thread during ${what} (staff, CPU profile)`, value: lines.join('; '), goal: '—', result: 'info' });
     }
   }
   return figures;

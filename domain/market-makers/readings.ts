@@ -207,29 +207,19 @@ function untrustedBuckets<K extends { organization: string; exchange: string; pa
   cells: ReadonlyMap<string, Cell>,
 ): { keys: K[]; ranges: Range[] } {
   const buckets = bucketStarts(w);
-  const trusted = new Map<string, Set<number>>();
+  const inWindow = new Set(buckets);
+  // Per key, its buckets with trusted values; per bucket, how many keys have them.
+  const have = new Map<string, number>();
+  const keysAt = new Map<number, number>();
   for (const c of cells.values()) {
+    if (!inWindow.has(c.b)) continue;
     const k = key(c.maker, c.pair.exchange, c.pair.pair);
-    let bs = trusted.get(k);
-    if (!bs) trusted.set(k, (bs = new Set()));
-    bs.add(c.b);
+    have.set(k, (have.get(k) ?? 0) + 1);
+    keysAt.set(c.b, (keysAt.get(c.b) ?? 0) + 1);
   }
-  const out: K[] = [];
-  const missing = new Set<number>();
-  let everywhere = false;
-  for (const k of keys) {
-    const have = trusted.get(key(k.organization, k.exchange, k.pair));
-    let any = false;
-    for (const b of buckets) {
-      if (have?.has(b)) continue;
-      any = true;
-      if (everywhere) break;
-      missing.add(b);
-    }
-    if (!any) continue;
-    out.push(k);
-    if (missing.size === buckets.length) everywhere = true;
-  }
+  const out = keys.filter((k) => (have.get(key(k.organization, k.exchange, k.pair)) ?? 0) < buckets.length);
+  const missing = out.length === 0 ? [] : buckets.filter((b) => (keysAt.get(b) ?? 0) < keys.length);
+  const everywhere = missing.length === buckets.length;
   if (everywhere || w.interval === 'a') return { keys: out, ranges: w.ranges };
   // The window's parts in the buckets missing somewhere; a bucket not found as planned: the whole window.
   const parts = new Map(bucketsOf(w.interval, w.ranges, w.zone).map((bk) => [Math.floor(bk.start / 1000), bk.ranges]));

@@ -15,7 +15,7 @@ import { DEFAULT_TOLERANCE_PCT, differencePct, overstated } from '../../../domai
 import { validators } from '../market/schemas.ts';
 import { parseMmRequest, type MmRequest } from './request.ts';
 import type { MmHandler, MmServices } from './routes.ts';
-import { addText, answerCells, scalarJson, sealedAnswer, type Texts } from './sealed-answer.ts';
+import { addText, answerCells, lastJson, scalarJson, sealedAnswer, type Texts } from './sealed-answer.ts';
 
 /** A row's flags and values per metric, by the overstatement rule at the tolerance. */
 function judged(row: ReconciledRow, tolerance: number) {
@@ -85,6 +85,7 @@ async function reconciliationJson(s: MmServices, req: MmRequest, tolerance: numb
     const texts: Texts = new Map();
     const byCell = new Map(cells.map((c) => [`${c.maker}\u0000${c.pair.exchange}\u0000${c.pair.pair}`, c]));
     const timestamps = new Map<number, string>();
+    const [reportedJson, trustedJson, diffJson] = [lastJson(), lastJson(), lastJson()];
     for (const row of await reconcile(s.readings, part, s.deps.config.latenessMs)) {
       const cell = byCell.get(`${row.maker}\u0000${row.pair.exchange}\u0000${row.pair.pair}`);
       if (!cell) continue;
@@ -95,7 +96,7 @@ async function reconciliationJson(s: MmServices, req: MmRequest, tolerance: numb
       for (let i = 0; i < each.length; i++) {
         const x = each[i]!;
         const n = names[i]!;
-        r += `${n[0]}${scalarJson(x.reported)}${n[1]}${scalarJson(x.trusted)}${n[2]}${scalarJson(x.diff)}${n[3]}${x.flag}`;
+        r += `${n[0]}${reportedJson(x.reported)}${n[1]}${trustedJson(x.trusted)}${n[2]}${diffJson(x.diff)}${n[3]}${x.flag}`;
       }
       addText(texts, cell.key, row.b, `${r}}`);
     }

@@ -32,6 +32,23 @@ export function scalarJson(v: number | string | boolean | null): string {
   return typeof v === 'string' ? JSON.stringify(v) : String(v);
 }
 
+/**
+ * scalarJson that remembers the last value written: a wallet's depth is the same at every
+ * level beyond its farthest order, and writing a number costs more than comparing it (0 and
+ * -0 are written alike).
+ */
+export function lastJson(): (v: number | null) => string {
+  let last: number | null | undefined;
+  let text = '';
+  return (v) => {
+    if (v !== last) {
+      last = v;
+      text = scalarJson(v);
+    }
+    return text;
+  };
+}
+
 /** Sets `texts[cell][b]` to the rows' text, after what is there. */
 export function addText(texts: Texts, cell: string, b: number, text: string): void {
   let m = texts.get(cell);
@@ -108,18 +125,18 @@ export async function sealedAnswer(
     const writes = await s.readings.metrics.summaryWrites(Math.min(...bks.map((bk) => bk.from)), Math.max(...bks.map((bk) => bk.to)));
     return new Map(bks.map((bk) => [bk, writesIn(writes, bk.from, bk.to)]));
   };
+  // Blocks computed now are kept, and sent from what was kept (their text encoded once).
   const keep = (bks: Block[], versions: Map<Block, number>, texts: Texts) => {
     for (const bk of bks) {
-      cache.put(
-        keyOf(bk),
-        versions.get(bk)!,
-        cellKeys.map((k) => [k, blockText(texts.get(k), bk)]),
-      );
+      const cellTexts = new Map(cellKeys.map((k) => [k, blockText(texts.get(k), bk, bk === blocks[0])]));
+      cache.put(keyOf(bk), versions.get(bk)!, cellTexts);
+      kept.push([bk, cellTexts]);
     }
   };
 
   const kept: [Block, Map<string, Buffer>][] = [];
   const fresh: Texts[] = [];
+  let found = 0;
   if (keepable.length === 0) {
     fresh.push(await computeBlocks(open));
   } else {
@@ -134,20 +151,25 @@ export async function sealedAnswer(
       if (texts) kept.push([bk, texts]);
       else missing.push(bk);
     }
+    found = kept.length;
     const computed = await computeBlocks(opened ? missing : [...open, ...missing]);
     keep(missing, versions, computed);
     if (opened) fresh.push(opened);
     fresh.push(computed);
   }
-  cache.hits += kept.length;
-  cache.misses += keepable.length - kept.length;
-  return assemble(cells, kept, fresh);
+  cache.hits += found;
+  cache.misses += keepable.length - found;
+  return assemble(cells, kept, fresh, blocks[0]);
 }
 
-/** A cell's text of a block's buckets, in order (empty for none). */
-function blockText(texts: Map<number, string> | undefined, bk: Block): Buffer {
+/**
+ * A cell's text of a block's buckets, in order (empty for none). The window's first block
+ * also holds rows of buckets before it: a reconciliation row of a report that began before
+ * the window (and reaches into it) has its bucket there.
+ */
+function blockText(texts: Map<number, string> | undefined, bk: Block, first: boolean): Buffer {
   if (!texts) return EMPTY;
-  const lo = bk.from / 1000;
+  const lo = first ? -Infinity : bk.from / 1000;
   const hi = bk.to / 1000;
   const parts: [number, string][] = [];
   for (const [b, t] of texts) if (b >= lo && b < hi) parts.push([b, t]);
@@ -159,7 +181,7 @@ function blockText(texts: Map<number, string> | undefined, bk: Block): Buffer {
 const EMPTY = Buffer.alloc(0);
 
 /** Per cell, kept blocks and fresh buckets in order of their start; pieces of about 1 MiB. */
-function assemble(cells: AnswerCell[], kept: [Block, Map<string, Buffer>][], fresh: Texts[]): Buffer[] {
+function assemble(cells: AnswerCell[], kept: [Block, Map<string, Buffer>][], fresh: Texts[], firstBlock?: Block): Buffer[] {
   const out: Buffer[] = [];
   let pending: Buffer[] = [OPEN];
   let pendingBytes = 1;
@@ -176,10 +198,17 @@ function assemble(cells: AnswerCell[], kept: [Block, Map<string, Buffer>][], fre
       pendingBytes = 0;
     }
   };
+  // A computed bucket in a kept block is sent from the block.
+  const inKept = new Map<number, boolean>();
+  const isKept = (b: number) => {
+    let k = inKept.get(b);
+    if (k === undefined) inKept.set(b, (k = kept.some(([bk]) => (bk === firstBlock || b * 1000 >= bk.from) && b * 1000 < bk.to)));
+    return k;
+  };
   for (const cell of cells) {
     const parts: [number, Buffer | string][] = [];
     for (const [bk, texts] of kept) parts.push([bk.b, texts.get(cell.key)!]);
-    for (const f of fresh) for (const [b, text] of f.get(cell.key) ?? []) parts.push([b, text]);
+    for (const f of fresh) for (const [b, text] of f.get(cell.key) ?? []) if (!isKept(b)) parts.push([b, text]);
     parts.sort((x, y) => x[0] - y[0]);
     for (const [, text] of parts) push(typeof text === 'string' ? Buffer.from(text) : text);
   }

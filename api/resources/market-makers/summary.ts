@@ -14,7 +14,7 @@ import { validators } from '../market/schemas.ts';
 import { INTERVALS } from '../../../domain/market/facts.ts';
 import { depthNames, parseMmRequest, type MmRequest } from './request.ts';
 import type { MmHandler, MmServices } from './routes.ts';
-import { addText, answerCells, scalarJson, sealedAnswer, type Texts } from './sealed-answer.ts';
+import { addText, answerCells, lastJson, scalarJson, sealedAnswer, type Texts } from './sealed-answer.ts';
 import { coverage, shownValues, type Values } from '../../../domain/market-makers/values.ts';
 import type { Cell, Want } from '../../../domain/market-makers/readings.ts';
 
@@ -102,6 +102,7 @@ async function summaryJson(s: MmServices, req: MmRequest, shape: Shape): Promise
     const byCell = new Map(cells.map((c) => [`${c.maker}\u0000${c.pair.exchange}\u0000${c.pair.pair}`, c]));
     const timestamps = new Map<number, string>();
     const n = shape.levels;
+    const json = lastJson();
     for (const c of found) {
       const cell = byCell.get(`${c.maker}\u0000${c.pair.exchange}\u0000${c.pair.pair}`);
       if (!cell) continue;
@@ -115,10 +116,10 @@ async function summaryJson(s: MmServices, req: MmRequest, shape: Shape): Promise
         // The columns of rowsOf written one by one, as JSON.stringify writes them: an object
         // of 111 keys built per row to stringify it cost more than the text itself.
         let r = `${cell.head}${ts}${names[0]}${wallet !== undefined}${names[1]}${wallet ? '"wallet"' : '"organization"'}${names[2]}${wallet ? scalarJson(wallet.id) : 'null'}${names[3]}${wallet ? scalarJson(wallet.number) : 'null'}${names[4]}${scalarJson(v.volume)}${names[5]}${scalarJson(coverage(v.volume, whole?.volume))}`;
-        for (let i = 0; i < n; i++) r += names[6 + i]! + scalarJson(v.bid[i]!);
-        for (let i = 0; i < n; i++) r += names[6 + n + i]! + scalarJson(v.ask[i]!);
-        for (let i = 0; i < n; i++) r += names[6 + 2 * n + i]! + scalarJson(coverage(v.bid[i]!, whole?.bid[i]));
-        for (let i = 0; i < n; i++) r += names[6 + 3 * n + i]! + scalarJson(coverage(v.ask[i]!, whole?.ask[i]));
+        for (let i = 0; i < n; i++) r += names[6 + i]! + json(v.bid[i]!);
+        for (let i = 0; i < n; i++) r += names[6 + n + i]! + json(v.ask[i]!);
+        for (let i = 0; i < n; i++) r += names[6 + 2 * n + i]! + json(coverage(v.bid[i]!, whole?.bid[i]));
+        for (let i = 0; i < n; i++) r += names[6 + 3 * n + i]! + json(coverage(v.ask[i]!, whole?.ask[i]));
         text = text === '' ? `${r}}` : `${text},${r}}`;
       }
       addText(texts, cell.key, c.b, text);
