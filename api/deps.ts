@@ -26,6 +26,7 @@ import type { RolledUp } from '../domain/market/repositories/rollup-marks.ts';
 import type { StreamHub } from './stream/hub.ts';
 import type { AgreementStore } from '../domain/agreements/store.ts';
 import type { TargetRepository } from '../domain/targets/repository.ts';
+import { MINUTE_MS } from '../lib/time.ts';
 
 export interface ThrottleLimits {
   loginPerAccount: Limit;
@@ -43,8 +44,6 @@ export interface ThrottleLimits {
   passwordCheckPerAccount: Limit;
   passwordCheckPerAddress: Limit;
 }
-
-const MINUTE_MS = 60_000;
 
 /** Documented in docs/security.md; tests pass tighter or looser ones. */
 export const DEFAULT_LIMITS: ThrottleLimits = {

@@ -4,8 +4,8 @@
 // Redis only signs everybody out.
 import crypto from 'node:crypto';
 import type { Redis } from 'ioredis';
+import { DAY_MS } from '../../lib/time.ts';
 
-export const DAY_MS = 86_400_000;
 export const TOKEN_IDLE_MS = DAY_MS;
 export const REMEMBER_ME_IDLE_MS = 7 * DAY_MS;
 export const TOKEN_MAX_AGE_MS = 30 * DAY_MS;

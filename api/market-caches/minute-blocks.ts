@@ -10,9 +10,9 @@
 import { mergePartials, partialBytes } from '../../domain/market/families/family.ts';
 import { FAMILIES, type FamilyName, type PartialKey } from '../../domain/market/families/index.ts';
 import { pairKey } from './sealing.ts';
+import { HOUR_MS } from '../../lib/time.ts';
 
 const MIN = 60_000;
-const HOUR = 3_600_000;
 const PER_HOUR = 60;
 
 /** A run of minutes [from, to) inside one hour (epoch ms, minute-aligned). */
@@ -69,8 +69,8 @@ export function segmentsOf(pieces: readonly { table: string; from: number; to: n
   for (const p of pieces) {
     if (p.table !== 'minutes') continue;
     for (let from = p.from; from < p.to; ) {
-      const hour = Math.floor(from / HOUR) * HOUR;
-      const to = Math.min(p.to, hour + HOUR);
+      const hour = Math.floor(from / HOUR_MS) * HOUR_MS;
+      const to = Math.min(p.to, hour + HOUR_MS);
       out.push({ hour, from, to });
       from = to;
     }

@@ -3,9 +3,7 @@
 // sealed: sealedBefore in domain/market/window.ts).
 import type { FamilyName } from '../../domain/market/families/index.ts';
 import type { WriteCounts } from '../../domain/market/repositories/write-counts.ts';
-
-const HOUR = 3_600_000;
-const DAY = 86_400_000;
+import { DAY_MS, HOUR_MS } from '../../lib/time.ts';
 
 /** How the caches key a pair's rows: exchange and pair, joined by a character neither holds. */
 export const pairKey = (p: { exchange: string; pair: string }): string => `${p.exchange}\u0000${p.pair}`;
@@ -16,7 +14,7 @@ export const pairKey = (p: { exchange: string; pair: string }): string => `${p.e
  */
 export function writesIn(writes: Map<number, number>, from: number, to: number): number {
   let n = 0;
-  for (let h = Math.floor(from / HOUR) * HOUR; h < to; h += HOUR) n += writes.get(h) ?? 0;
+  for (let h = Math.floor(from / HOUR_MS) * HOUR_MS; h < to; h += HOUR_MS) n += writes.get(h) ?? 0;
   return n;
 }
 
@@ -133,7 +131,7 @@ export class SharedWriteCounts {
 
   /** The counts of the families over at least [from, to): a read in flight that covers them, or a new one. */
   read(families: FamilyName[], from: number, to: number): Promise<Counts> {
-    const [f, t, names] = [Math.floor(from / DAY) * DAY, Math.ceil(to / DAY) * DAY, families.join(',')];
+    const [f, t, names] = [Math.floor(from / DAY_MS) * DAY_MS, Math.ceil(to / DAY_MS) * DAY_MS, families.join(',')];
     for (const r of this.inFlight) {
       if (r.families === names && r.from <= f && r.to >= t) {
         this.joined++;

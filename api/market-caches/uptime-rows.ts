@@ -25,9 +25,9 @@ import type { WriteCounts } from '../../domain/market/repositories/write-counts.
 import { writesIn } from './sealing.ts';
 import { SEP, locate, withBuckets, type Segment, type UptimeCache } from './uptime-cache.ts';
 import { bucketsOf, mergeRanges, planBuckets, sealedBefore, spanOf, type SealingOptions, type WindowBucket } from '../../domain/market/window.ts';
+import { HOUR_MS } from '../../lib/time.ts';
 
 const MIN = 60_000;
-const HOUR = 3_600_000;
 
 /** Shortest length of each fixed interval's buckets, to bound an answer's rows before listing them. */
 const SHORTEST_MS: Record<FixedInterval, number> = {
@@ -35,11 +35,11 @@ const SHORTEST_MS: Record<FixedInterval, number> = {
   '5m': 5 * MIN,
   '15m': 15 * MIN,
   '30m': 30 * MIN,
-  '1h': HOUR,
-  '4h': 4 * HOUR,
-  '1d': 23 * HOUR,
-  '1w': 7 * 23 * HOUR,
-  '1M': 28 * 23 * HOUR,
+  '1h': HOUR_MS,
+  '4h': 4 * HOUR_MS,
+  '1d': 23 * HOUR_MS,
+  '1w': 7 * 23 * HOUR_MS,
+  '1M': 28 * 23 * HOUR_MS,
 };
 
 /** What a kept spread uptime row takes in a segment (25 levels: about 450 bytes of JSON). */

@@ -17,8 +17,7 @@ import type { WriteCounts } from '../../domain/market/repositories/write-counts.
 import { blockOf, minuteIndex, segmentsOf, type Block } from './minute-blocks.ts';
 import { ByteLru, SharedWriteCounts, pairKey, writesIn } from './sealing.ts';
 import { sealedBefore, type Piece, type SealingOptions } from '../../domain/market/window.ts';
-
-const HOUR = 3_600_000;
+import { HOUR_MS } from '../../lib/time.ts';
 
 const blockKey = (family: FamilyName, hour: number) => `${family}|block|${hour}`;
 
@@ -157,7 +156,7 @@ export class WindowPartials {
       this.cache.misses += NAMES.length * (kept.length + hours.length);
       return this.uncached(q);
     }
-    const spans = [...kept, ...hours.map((h) => ({ from: h, to: h + HOUR }))];
+    const spans = [...kept, ...hours.map((h) => ({ from: h, to: h + HOUR_MS }))];
     const [writes, opened] = await Promise.all([
       spans.length > 0 ? this.counts.read(NAMES, Math.min(...spans.map((p) => p.from)), Math.max(...spans.map((p) => p.to))) : undefined,
       early ? Promise.all(NAMES.map((f) => this.compute(f, q, [open]))) : undefined,
@@ -218,7 +217,7 @@ export class WindowPartials {
     }
     this.cache.misses++;
     const work = this.partials
-      .read(family, { pairs: lacking, interval: '1m', zone: 'UTC', pieces: [{ table: 'minutes', from: hour, to: hour + HOUR }] })
+      .read(family, { pairs: lacking, interval: '1m', zone: 'UTC', pieces: [{ table: 'minutes', from: hour, to: hour + HOUR_MS }] })
       .then((rows) => blockOf(family, hour, version, lacking.map(pairKey), rows, kept));
     this.computing.set(key, work);
     try {

@@ -12,8 +12,7 @@ import { activateAwardTargets, awardTargetsDue } from './award-targets.ts';
 import { draftLoan, loanOf, loanRecord, START_TWAP_DAYS, type Loan, type LoanAction, type LoanRecord } from './loan.ts';
 import { loanTermsOf, type LoanTermsInput } from './terms.ts';
 import type { LoanCaller } from './visibility.ts';
-
-const DAY = 86_400_000;
+import { DAY_MS } from '../../lib/time.ts';
 
 export const CHANGE_MESSAGES = {
   onlyDraft: (status: string) => `A loan can be changed only in draft; this one is ${status}.`,
@@ -84,7 +83,7 @@ export function actOnLoan(env: LoanEnv, c: LoanCaller, id: number, input: { acti
     env.locks.with(AGREEMENTS_LOCK, async () => {
       const { stored, current } = await managedLoan(env, c, id);
       const startTwap =
-        input.action === 'activate' && current.status === 'draft' && c.now >= current.start_date ? await env.assetTwap(current.asset, current.start_date - START_TWAP_DAYS * DAY, current.start_date) : null;
+        input.action === 'activate' && current.status === 'draft' && c.now >= current.start_date ? await env.assetTwap(current.asset, current.start_date - START_TWAP_DAYS * DAY_MS, current.start_date) : null;
       const r = applyAction(current, input.action, input, { now: c.now, by: c.user, startTwap });
       if (r.error) return 'message' in r.error ? refuse.state(r.error.message) : refuse.fields(r.error.fields);
       const due = current !== stored ? [loanRecord(current, { at: c.now, by: 0 })] : [];

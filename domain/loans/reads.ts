@@ -13,8 +13,7 @@ import { loanAsOf } from './actions.ts';
 import { loanOf, type Loan, type LoanRecord } from './loan.ts';
 import { evaluationCounts, kpiOf, kpiTargetsOf, valuationOf, type Kpi, type Valuation } from './valuation.ts';
 import type { LoanCaller } from './visibility.ts';
-
-const DAY = 86_400_000;
+import { DAY_MS } from '../../lib/time.ts';
 
 export interface LoanFilter {
   organizations?: readonly string[];
@@ -63,7 +62,7 @@ export async function valued(src: ValuationSource, loans: readonly Loan[], now: 
   if (loans.length === 0) return [];
   const assets = [...new Set(loans.map((l) => l.asset))];
   const [prices, targets] = await Promise.all([
-    assetTwaps(src.ch, assets, src.pairs, now - DAY, now, src.rolledUpTo),
+    assetTwaps(src.ch, assets, src.pairs, now - DAY_MS, now, src.rolledUpTo),
     src.targets.all({ type: 'mm', organizations: [...new Set(loans.map((l) => l.market_maker))], assets }),
   ]);
   const counts = await evaluationCounts(

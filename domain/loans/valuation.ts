@@ -4,8 +4,7 @@
 import type { ClickHouse } from '../../lib/clickhouse.ts';
 import type { Target } from '../targets/repository.ts';
 import { tokensOut, type Loan } from './loan.ts';
-
-const DAY = 86_400_000;
+import { DAY_MS } from '../../lib/time.ts';
 
 export interface TrancheValuation {
   id: number;
@@ -32,7 +31,7 @@ export function valuationOf(loan: Loan, price: number | null, now: number): Valu
   const out = tokensOut(loan);
   const tranches = loan.tranches.map((t): TrancheValuation => {
     const intrinsic = t.settlement !== null ? 0 : price === null || t.strike_price === null ? null : Math.max(0, price - t.strike_price) * t.quantity;
-    return { id: t.id, strike_price: t.strike_price, intrinsic_value_usd: intrinsic, days_to_expiry: round(Math.max(0, (t.expires_at - now) / DAY), 2) };
+    return { id: t.id, strike_price: t.strike_price, intrinsic_value_usd: intrinsic, days_to_expiry: round(Math.max(0, (t.expires_at - now) / DAY_MS), 2) };
   });
   const known = tranches.every((t) => t.intrinsic_value_usd !== null);
   return {

@@ -9,8 +9,7 @@ import { familyPartialsSql } from '../market/repositories/partials.ts';
 import { bucketOf, type MarketQuery } from '../market/repositories/stored-rows.ts';
 import type { Range } from '../market/window.ts';
 import { REPORTED_WRITES_SOURCE } from './reported.ts';
-
-const HOUR_MS = 3_600_000;
+import { HOUR_MS } from '../../lib/time.ts';
 
 /** The write counts (market_writes) of everything the summary shows: trusted values, reported ones and the market's. */
 const SUMMARY_SOURCES = [MM_FAMILIES.trustedDepth.tables.minutes, MM_FAMILIES.trustedVolume.tables.minutes, FAMILIES.book.tables.minutes, FAMILIES.trade.tables.minutes, REPORTED_WRITES_SOURCE];

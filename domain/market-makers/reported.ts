@@ -4,6 +4,7 @@
 import crypto from 'node:crypto';
 import type { ClickHouse } from '../../lib/clickhouse.ts';
 import type { ReportedMessage } from '../../schemas/index.ts';
+import { HOUR_MS } from '../../lib/time.ts';
 
 export const REPORTED_INTERVALS = ['5m', '1h', '1d'] as const;
 export type ReportedInterval = (typeof REPORTED_INTERVALS)[number];
@@ -62,8 +63,6 @@ export interface ReportedRow {
   /** The Kafka offset of its message: orders two pushes of equal pushedAt (022_reported_push_order.sql); 0 when not read. */
   seq?: number;
 }
-
-const HOUR_MS = 3_600_000;
 
 /** The `source` of mm_reported's write counts in market_writes. */
 export const REPORTED_WRITES_SOURCE = 'mm_reported';

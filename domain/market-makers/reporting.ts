@@ -11,12 +11,11 @@
 // minutes by the time it reads the push, and none after them is compared.
 import { LEVELS_BPS } from '../market/facts.ts';
 import { REPORTED_INTERVAL_MS, type ReportedInterval } from './reported.ts';
-
-const MINUTE = 60_000;
+import { MINUTE_MS } from '../../lib/time.ts';
 
 /** The end of the last minute a push at `pushedAt` covers: minutes ending at or before it (epoch ms). */
 export function reportCut(pushedAt: number, latenessMs: number): number {
-  return Math.floor((pushedAt - latenessMs - MINUTE) / MINUTE) * MINUTE;
+  return Math.floor((pushedAt - latenessMs - MINUTE_MS) / MINUTE_MS) * MINUTE_MS;
 }
 
 /** The minutes [from, to) of bucket `start` that a push at `pushedAt` covers; undefined when none. */
@@ -31,7 +30,7 @@ export function coveredMinutes(interval: ReportedInterval, start: number, pushed
  * minutes are covered.
  */
 export function bucketsToReport(pushedAt: number, latenessMs: number): { interval: ReportedInterval; start: number }[] {
-  const last = reportCut(pushedAt, latenessMs) - MINUTE;
+  const last = reportCut(pushedAt, latenessMs) - MINUTE_MS;
   return (['5m', '1h', '1d'] as const).map((interval) => ({ interval, start: Math.floor(last / REPORTED_INTERVAL_MS[interval]) * REPORTED_INTERVAL_MS[interval] }));
 }
 
@@ -81,7 +80,7 @@ export function reportOf(wallets: readonly (readonly OwnMinute[])[], interval: R
   const out: ReportValues = { volume: 0, bid: LEVELS_BPS.map(() => null), ask: LEVELS_BPS.map(() => null) };
   const add = (a: number | null, b: number) => (a === null ? b : a + b);
   for (const minutes of wallets) {
-    const covered = minutes.filter((m) => m.start >= range[0] && m.start + MINUTE <= range[1]);
+    const covered = minutes.filter((m) => m.start >= range[0] && m.start + MINUTE_MS <= range[1]);
     for (const m of covered) out.volume += m.volume;
     const quoted = covered.filter((m): m is OwnMinute & { mid: number } => m.snapshots > 0 && m.mid !== undefined);
     if (quoted.length === 0) continue;

@@ -10,9 +10,7 @@ import type { ClickHouse } from '../../lib/clickhouse.ts';
 import { LEVELS_BPS } from '../market/facts.ts';
 import { trustedDepth } from '../market/families/index.ts';
 import { Rollups, type RollupKey } from '../market/repositories/rollups.ts';
-
-const MINUTE = 60_000;
-const HOUR = 3_600_000;
+import { HOUR_MS, MINUTE_MS } from '../../lib/time.ts';
 
 export class TrustedDepthJoin {
   private readonly rollups: Rollups;
@@ -74,7 +72,7 @@ export class TrustedDepthJoin {
  * the code").
  */
 function minutesOf(keys: RollupKey[], unit: 'minute' | 'hour'): { where: string; params: Record<string, unknown> } {
-  const step = unit === 'minute' ? MINUTE : HOUR;
+  const step = unit === 'minute' ? MINUTE_MS : HOUR_MS;
   const seen = new Map<string, TupleParam>();
   let lo = Infinity;
   let hi = -Infinity;

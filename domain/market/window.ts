@@ -6,6 +6,7 @@
 // that hour's rows so far, to the mark (the `open` table); after the mark, minute rows.
 import { DateTime } from 'luxon';
 import { DEFAULT_SESSION_ZONE, LOOKBACKS, type FixedInterval, type Interval, type Session } from './facts.ts';
+import { DAY_MS, HOUR_MS } from '../../lib/time.ts';
 
 /** Session hours on weekdays, local time, [start, end) in minutes after midnight (addendum section 5). */
 const SESSION_HOURS: Record<Exclude<Session, 'weekend-hours'>, [number, number]> = {
@@ -36,8 +37,6 @@ export interface Piece {
 }
 
 const MIN = 60_000;
-const HOUR = 3_600_000;
-const DAY = 86_400_000;
 
 const floorTo = (t: number, unit: number) => Math.floor(t / unit) * unit;
 const ceilTo = (t: number, unit: number) => Math.ceil(t / unit) * unit;
@@ -89,7 +88,7 @@ export function marketWindow(interval: Interval, span: WindowSpan, zone: string 
   if (span.kind === 'session') ranges = sessionRanges(span.session, span.days, zone ?? DEFAULT_SESSION_ZONE, now);
   else if (span.kind === 'lookback') ranges = [lookbackRange(span.lookback, now)];
   else if (span.kind === 'range') ranges = [[span.from, span.to]];
-  else ranges = [[now - DAY, now]];
+  else ranges = [[now - DAY_MS, now]];
   // Buckets follow the session's zone too, when a session picks the window.
   const bucketZone = zone ?? (span.kind === 'session' ? DEFAULT_SESSION_ZONE : 'UTC');
   return { interval, ranges, zone: bucketZone, zoned: bucketZone !== 'UTC', rolledUpTo, plan: planBuckets(interval, ranges, bucketZone, rolledUpTo) };
@@ -167,9 +166,9 @@ export function tile(from: number, to: number, rolledUpTo: number, bucket?: numb
   const push = (table: Table, a: number, b: number) => {
     if (a < b) out.push(bucket === undefined ? { table, from: a, to: b } : { table, from: a, to: b, bucket });
   };
-  const sealed = floorTo(rolledUpTo, HOUR);
-  const h1 = ceilTo(s, HOUR);
-  const h2 = Math.min(floorTo(e, HOUR), sealed);
+  const sealed = floorTo(rolledUpTo, HOUR_MS);
+  const h1 = ceilTo(s, HOUR_MS);
+  const h2 = Math.min(floorTo(e, HOUR_MS), sealed);
   // Then h2 is the open hour's start.
   const open = rolledUpTo > sealed && h1 <= sealed && e >= rolledUpTo;
   if (h1 >= h2 && !open) {
@@ -177,8 +176,8 @@ export function tile(from: number, to: number, rolledUpTo: number, bucket?: numb
     return out;
   }
   push('minutes', s, h1);
-  const d1 = ceilTo(h1, DAY);
-  const d2 = floorTo(h2, DAY);
+  const d1 = ceilTo(h1, DAY_MS);
+  const d2 = floorTo(h2, DAY_MS);
   if (d1 < d2) {
     push('hours', h1, d1);
     push('days', d1, d2);
@@ -198,12 +197,12 @@ export function tile(from: number, to: number, rolledUpTo: number, bucket?: numb
 /** Whether every offset of the zone over [from, to) is a whole number of hours. */
 function wholeHourOffsets(zone: string, from: number, to: number): boolean {
   // Offsets change at most a few times a year; sampling each day catches every change.
-  for (let t = from; t < to + DAY; t += DAY) if (DateTime.fromMillis(Math.min(t, to), { zone }).offset % 60 !== 0) return false;
+  for (let t = from; t < to + DAY_MS; t += DAY_MS) if (DateTime.fromMillis(Math.min(t, to), { zone }).offset % 60 !== 0) return false;
   return true;
 }
 
 function zeroOffset(zone: string, from: number, to: number): boolean {
-  for (let t = from; t < to + DAY; t += DAY) if (DateTime.fromMillis(Math.min(t, to), { zone }).offset !== 0) return false;
+  for (let t = from; t < to + DAY_MS; t += DAY_MS) if (DateTime.fromMillis(Math.min(t, to), { zone }).offset !== 0) return false;
   return true;
 }
 
@@ -334,7 +333,7 @@ export function bucketStart(interval: FixedInterval, t: number, zone: string): n
   }
 }
 
-const SUB_DAY_MS: Partial<Record<FixedInterval, number>> = { '1m': MIN, '5m': 5 * MIN, '15m': 15 * MIN, '30m': 30 * MIN, '1h': HOUR, '4h': 4 * HOUR };
+const SUB_DAY_MS: Partial<Record<FixedInterval, number>> = { '1m': MIN, '5m': 5 * MIN, '15m': 15 * MIN, '30m': 30 * MIN, '1h': HOUR_MS, '4h': 4 * HOUR_MS };
 
 /** A fixed interval's bucket and the minutes of the window in it (minute-aligned ranges). */
 export interface WindowBucket {
@@ -378,15 +377,15 @@ export function bucketsOf(interval: FixedInterval, ranges: Range[], zone: string
 
 /** Most buckets a fixed interval may produce per pair (the span guard). */
 export const MAX_SPAN_MS: Record<Interval, number> = {
-  '1m': 7 * DAY,
-  '5m': 31 * DAY,
-  '15m': 93 * DAY,
-  '30m': 183 * DAY,
-  '1h': 366 * DAY,
-  '4h': 3 * 366 * DAY,
-  '1d': 10 * 366 * DAY,
-  '1w': 10 * 366 * DAY,
-  '1M': 10 * 366 * DAY,
-  c: 10 * 366 * DAY,
-  a: 10 * 366 * DAY,
+  '1m': 7 * DAY_MS,
+  '5m': 31 * DAY_MS,
+  '15m': 93 * DAY_MS,
+  '30m': 183 * DAY_MS,
+  '1h': 366 * DAY_MS,
+  '4h': 3 * 366 * DAY_MS,
+  '1d': 10 * 366 * DAY_MS,
+  '1w': 10 * 366 * DAY_MS,
+  '1M': 10 * 366 * DAY_MS,
+  c: 10 * 366 * DAY_MS,
+  a: 10 * 366 * DAY_MS,
 };

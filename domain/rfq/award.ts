@@ -16,8 +16,7 @@ import { draftLoan, loanRecord, type LoanTerms } from '../loans/loan.ts';
 import type { TargetDefinition, TargetRepository } from '../targets/repository.ts';
 import { pairsOf } from './comparison.ts';
 import { LIVE_PROPOSAL, nextProposal, nextRfq, proposalRecord, rfqRecord, type Proposal, type Rfq } from './rfq.ts';
-
-const DAY = 86_400_000;
+import { DAY_MS } from '../../lib/time.ts';
 
 /** The settlement asset of an awarded loan (the proposal does not name one); PATCH the draft loan to change it. */
 export const AWARD_SETTLEMENT_ASSET = 'USDT';
@@ -57,7 +56,7 @@ export function loanTermsOf(rfq: Rfq, p: Proposal, start: number): LoanTerms {
     exchanges: [...p.exchanges],
     pairs: [...new Set(rfq.markets.filter((x) => p.exchanges.includes(x.exchange)).map((x) => x.pair))],
     start_date: start,
-    end_date: start + rfq.term_days * DAY,
+    end_date: start + rfq.term_days * DAY_MS,
     tranches: p.loan.tranches.map((t, i) => ({
       id: i + 1,
       quantity: t.quantity,
@@ -65,7 +64,7 @@ export function loanTermsOf(rfq: Rfq, p: Proposal, start: number): LoanTerms {
       strike_basis: t.strike_basis,
       strike_price: t.strike_basis === 'fixed' ? t.strike_price : null,
       premium_pct: t.strike_basis === 'twap_premium' ? t.premium_pct : null,
-      expires_at: start + t.expires_after_days * DAY,
+      expires_at: start + t.expires_after_days * DAY_MS,
       settlement: null,
       settled_quantity: null,
     })),

@@ -25,14 +25,13 @@ import { tile, type Piece } from '../market/window.ts';
 import type { Pair, Wallet } from '../reference/repository.ts';
 import { REPORTED_INTERVALS } from '../market-makers/metrics.ts';
 import { DEFAULT_TOLERANCE_PCT, differencePct, overstated as overstates, trustedVolume } from '../market-makers/values.ts';
+import { DAY_MS } from '../../lib/time.ts';
 
 export const TRACK_RECORD_DAYS = 30;
 /** Depth levels always shown; the RFQ's depth requirements add theirs. */
 export const TRACK_RECORD_LEVELS = [2, 10, 50] as const;
 /** A day's report counts as overstated by the reconciliation's rule at its default tolerance. */
 export const GAP_TOLERANCE_PCT = DEFAULT_TOLERANCE_PCT;
-
-const DAY = 86_400_000;
 
 export const NOT_MEASURED = {
   spread:
@@ -115,7 +114,7 @@ export async function trackRecord(
   input: { pairs: readonly Pair[]; wallets: readonly Wallet[]; organization: string; now: number; levels: readonly number[]; rolledUpTo: number },
 ): Promise<TrackRecord> {
   const to = Math.floor(input.now / 60_000) * 60_000;
-  const from = to - TRACK_RECORD_DAYS * DAY;
+  const from = to - TRACK_RECORD_DAYS * DAY_MS;
   const walletExchanges = new Set(input.wallets.map((w) => w.exchange));
   const pairs = input.pairs.filter((p) => walletExchanges.has(p.exchange));
   const levels = [...new Set(input.levels)].filter((l) => levelIndex(l) >= 0).sort((a, b) => a - b);

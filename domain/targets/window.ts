@@ -4,9 +4,9 @@
 import { DEFAULT_SESSION_ZONE, type Session } from '../market/facts.ts';
 import { mergeRanges, sessionRanges, type Range, type SessionDay } from '../market/window.ts';
 import type { TargetSession } from './facts.ts';
+import { HOUR_MS } from '../../lib/time.ts';
 
-const HOUR = 3_600_000;
-export const WINDOW_MS = HOUR;
+export const WINDOW_MS = HOUR_MS;
 
 /** The market session a target's `market_hours` names (`overnight` is the blue-ocean session). */
 const SESSION_OF: Record<TargetSession, Session> = {
@@ -23,6 +23,6 @@ export function windowOf(session: TargetSession | null, minute: number): Range[]
   const whole: Range = [minute - WINDOW_MS, minute];
   if (!session) return [whole];
   // This week's and last week's session intervals around the window, clipped to it.
-  const ranges = [...sessionRanges(SESSION_OF[session], ALL_DAYS, DEFAULT_SESSION_ZONE, minute), ...sessionRanges(SESSION_OF[session], ALL_DAYS, DEFAULT_SESSION_ZONE, minute + 7 * 24 * HOUR)];
+  const ranges = [...sessionRanges(SESSION_OF[session], ALL_DAYS, DEFAULT_SESSION_ZONE, minute), ...sessionRanges(SESSION_OF[session], ALL_DAYS, DEFAULT_SESSION_ZONE, minute + 7 * 24 * HOUR_MS)];
   return mergeRanges(ranges.map(([a, b]): Range => [Math.max(a, whole[0]), Math.min(b, whole[1])]).filter(([a, b]) => a < b));
 }

@@ -10,8 +10,8 @@ import { isUsdQuoted } from '../../domain/market/prices.ts';
 import { bucketsToReport, reportCut, reportOf, type OwnMinute } from '../../domain/market-makers/reporting.ts';
 import { scopeOf } from '../../domain/reference/visibility.ts';
 import type { FillMessage, FixtureFile, Level, OrderBookMessage, OwnOrdersMessage, ReportedMessage, TradeMessage } from '../../schemas/index.ts';
+import { DAY_MS, MINUTE_MS } from '../../lib/time.ts';
 
-const DAY = 86_400_000;
 /** Levels of the public book a market maker quotes, and the share of each it holds. */
 const QUOTED_LEVELS = 8;
 
@@ -34,8 +34,6 @@ interface Minute {
   asks: Map<number, number>;
   volume: number;
 }
-
-const MINUTE = 60_000;
 
 export class SyntheticMarketMakers {
   private readonly quoters = new Map<string, Quoter[]>();
@@ -142,10 +140,10 @@ export class SyntheticMarketMakers {
       byStart = new Map();
       series.wallets.set(q.walletId, byStart);
     }
-    const start = Math.floor(ts / MINUTE) * MINUTE;
+    const start = Math.floor(ts / MINUTE_MS) * MINUTE_MS;
     let m = byStart.get(start);
     if (!m) {
-      const keepFrom = Math.floor((reportCut(now, this.latenessMs) - MINUTE) / DAY) * DAY;
+      const keepFrom = Math.floor((reportCut(now, this.latenessMs) - MINUTE_MS) / DAY_MS) * DAY_MS;
       for (const s of byStart.keys()) if (s < keepFrom) byStart.delete(s);
       m = { snapshots: 0, midSum: 0, mids: 0, bids: new Map(), asks: new Map(), volume: 0 };
       byStart.set(start, m);

@@ -7,14 +7,13 @@ import { applyAction, settlementDue } from '../../domain/loans/actions.ts';
 import { AgreementStore } from '../../domain/agreements/store.ts';
 import { draftLoan, loanRecord, type Loan, type LoanTerms } from '../../domain/loans/loan.ts';
 import { startingUsdPrice } from '../../ingest/synthetic/market.ts';
-
-const DAY = 86_400_000;
+import { DAY_MS } from '../../lib/time.ts';
 
 export async function seedDemoLoans(deps: Pick<ApiDeps, 'ch' | 'ids' | 'now'>): Promise<number> {
   const store = new AgreementStore(deps.ch);
   if ((await store.latest('loan')).some((l) => l.organization === 'acme')) return 0;
   const now = deps.now();
-  const day = Math.floor(now / DAY) * DAY;
+  const day = Math.floor(now / DAY_MS) * DAY_MS;
   const price = startingUsdPrice('ACME');
   const round = (x: number) => Number(x.toPrecision(4));
   const base = { asset: 'ACME', quote_amount: 0, interest_rate_pct: 0, settlement_asset: 'USDT', collateral: null, exchanges: ['binance', 'okx'], pairs: ['ACME/USDT'] } as const;
@@ -28,11 +27,11 @@ export async function seedDemoLoans(deps: Pick<ApiDeps, 'ch' | 'ids' | 'now'>): 
     quote_amount: 250_000,
     retainer_fee_usd_month: 15_000,
     interest_rate_pct: 2,
-    start_date: day - DAY,
-    end_date: day + 365 * DAY,
+    start_date: day - DAY_MS,
+    end_date: day + 365 * DAY_MS,
     tranches: [
-      { id: 1, quantity: 600_000, disbursed_at: day - DAY, strike_basis: 'fixed', strike_price: round(price * 0.8), premium_pct: null, expires_at: day + 180 * DAY, settlement: null, settled_quantity: null },
-      { id: 2, quantity: 400_000, disbursed_at: day - DAY, strike_basis: 'twap_premium', strike_price: null, premium_pct: 25, expires_at: day + 365 * DAY, settlement: null, settled_quantity: null },
+      { id: 1, quantity: 600_000, disbursed_at: day - DAY_MS, strike_basis: 'fixed', strike_price: round(price * 0.8), premium_pct: null, expires_at: day + 180 * DAY_MS, settlement: null, settled_quantity: null },
+      { id: 2, quantity: 400_000, disbursed_at: day - DAY_MS, strike_basis: 'twap_premium', strike_price: null, premium_pct: 25, expires_at: day + 365 * DAY_MS, settlement: null, settled_quantity: null },
     ],
   };
   const due: LoanTerms = {
@@ -44,9 +43,9 @@ export async function seedDemoLoans(deps: Pick<ApiDeps, 'ch' | 'ids' | 'now'>): 
     quantity: 500_000,
     retainer_fee_usd_month: 0,
     collateral: { asset: 'USDT', amount: 100_000 },
-    start_date: day - 90 * DAY,
-    end_date: day - DAY,
-    tranches: [{ id: 1, quantity: 500_000, disbursed_at: day - 90 * DAY, strike_basis: 'fixed', strike_price: round(price * 1.2), premium_pct: null, expires_at: day - DAY, settlement: null, settled_quantity: null }],
+    start_date: day - 90 * DAY_MS,
+    end_date: day - DAY_MS,
+    tranches: [{ id: 1, quantity: 500_000, disbursed_at: day - 90 * DAY_MS, strike_basis: 'fixed', strike_price: round(price * 1.2), premium_pct: null, expires_at: day - DAY_MS, settlement: null, settled_quantity: null }],
   };
   const records = [];
   for (const terms of [active, due]) {

@@ -8,8 +8,7 @@ import type { ApiDeps } from '../../api/deps.ts';
 import { AgreementStore } from '../../domain/agreements/store.ts';
 import { newProposal, newRfq, nextRfq, proposalRecord, rfqRecord, type ProposalTerms, type RfqTerms } from '../../domain/rfq/rfq.ts';
 import { startingUsdPrice } from '../../ingest/synthetic/market.ts';
-
-const DAY = 86_400_000;
+import { DAY_MS } from '../../lib/time.ts';
 
 export async function seedDemoRfq(deps: Pick<ApiDeps, 'ch' | 'ids' | 'now'>): Promise<number> {
   const store = new AgreementStore(deps.ch);
@@ -36,7 +35,7 @@ export async function seedDemoRfq(deps: Pick<ApiDeps, 'ch' | 'ids' | 'now'>): Pr
     ],
     invited: ['mm-one', 'mm-two'],
     sealed: false,
-    deadline: now + 7 * DAY,
+    deadline: now + 7 * DAY_MS,
   };
   const draft = newRfq(await deps.ids.next('rfqs', await store.maxId('rfq')), 'acme', terms, now, 0);
   const open = nextRfq(draft, 'open', now, 0);
@@ -58,7 +57,7 @@ export async function seedDemoRfq(deps: Pick<ApiDeps, 'ch' | 'ids' | 'now'>): Pr
     ],
     exchanges: ['binance', 'okx'],
     notes: 'Both venues around the clock; retainer covers reporting.',
-    valid_until: now + 14 * DAY,
+    valid_until: now + 14 * DAY_MS,
   };
   const two: ProposalTerms = {
     model: 'loan_call_option',
@@ -68,7 +67,7 @@ export async function seedDemoRfq(deps: Pick<ApiDeps, 'ch' | 'ids' | 'now'>): Pr
     kpis: [{ metric: 'depth/bid_10bps', exchange: 'binance', pair: null, threshold: 500, direction: 'above', market_hours: null }],
     exchanges: ['binance'],
     notes: 'binance only; no retainer.',
-    valid_until: now + 14 * DAY,
+    valid_until: now + 14 * DAY_MS,
   };
   const p1 = newProposal(await deps.ids.next('proposals', await store.maxId('proposal')), open, 'mm-one', one, now, 0);
   const p2 = newProposal(await deps.ids.next('proposals', await store.maxId('proposal')), open, 'mm-two', two, now, 0);

@@ -18,8 +18,7 @@ import type { Logger } from '../../lib/log.ts';
 import type { RolledUp } from '../../domain/market/repositories/rollup-marks.ts';
 import type { LockSource } from '../../lib/locks.ts';
 import type { PolledJob } from '../shell/poller.ts';
-
-const DAY = 86_400_000;
+import { DAY_MS } from '../../lib/time.ts';
 
 export interface KeeperDeps {
   ch: ClickHouse;
@@ -32,7 +31,7 @@ export interface KeeperDeps {
 }
 
 /** A tranche's strike window: the 7 days after its disbursement. */
-const strikeWindow = (disbursedAt: number): [number, number] => [disbursedAt, disbursedAt + STRIKE_TWAP_DAYS * DAY];
+const strikeWindow = (disbursedAt: number): [number, number] => [disbursedAt, disbursedAt + STRIKE_TWAP_DAYS * DAY_MS];
 
 /** Run every few seconds by the service's Poller (processors/shell/poller.ts). */
 export class LoanKeeper implements PolledJob {

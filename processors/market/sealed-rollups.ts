@@ -16,10 +16,9 @@
 import type { RollupKey, Rollups } from '../../domain/market/repositories/rollups.ts';
 import { OPEN_STEP_MS, type RollupMarks } from '../../domain/market/repositories/rollup-marks.ts';
 import { sealedBefore, type SealingOptions } from '../../domain/market/window.ts';
+import { HOUR_MS } from '../../lib/time.ts';
 
-const HOUR = 3_600_000;
-
-const hourOf = (t: number) => Math.floor(t / HOUR) * HOUR;
+const hourOf = (t: number) => Math.floor(t / HOUR_MS) * HOUR_MS;
 
 export class SealedRollups {
   /** Everything before this (epoch ms) is rolled up; undefined until load(), which nothing may move it before. */
@@ -35,7 +34,7 @@ export class SealedRollups {
     private readonly source: string,
     private readonly opts: SealingOptions,
   ) {
-    this.step = rollups.opens ? OPEN_STEP_MS : HOUR;
+    this.step = rollups.opens ? OPEN_STEP_MS : HOUR_MS;
   }
 
   /** The furthest mark the clock allows: the last step it has sealed. */

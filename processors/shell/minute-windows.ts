@@ -10,6 +10,7 @@
 // commit point is the oldest hold still standing in its partition (OffsetHolds), and a tick
 // visits only the minutes due by the clock and the pairs replaying a recording.
 import { deadLetter, ok, skip, type Outcome } from './outcome.ts';
+import { MINUTE_MS } from '../../lib/time.ts';
 
 export interface Accumulator<In, Row> {
   add(input: In, ts: number): void;
@@ -106,7 +107,6 @@ export interface MinuteWindowsOptions<Acc> {
   now?: () => number;
 }
 
-const MINUTE = 60_000;
 /** Outcomes are only read, so every accepted message can share one. */
 const ACCEPTED: Outcome<void> = Object.freeze(ok(undefined));
 
@@ -153,7 +153,7 @@ export class MinuteWindows<In, Row, Acc extends Accumulator<In, Row>> {
       state = { exchange, pair, series, watermark: -Infinity, lastClosed: persisted, lastPersisted: persisted, lastArrival: 0, replaying: false, partitions: new Map(), open: new Map() };
       this.pairs.set(k, state);
     }
-    const minute = Math.floor(ts / MINUTE) * MINUTE;
+    const minute = Math.floor(ts / MINUTE_MS) * MINUTE_MS;
     if (minute <= state.lastClosed) {
       return this.reread(partition, offset) ? skip('re-read') : deadLetter(`late: minute ${new Date(minute).toISOString()} of ${exchange} ${pair} is already closed`);
     }
@@ -178,7 +178,7 @@ export class MinuteWindows<In, Row, Acc extends Accumulator<In, Row>> {
     if (ts > state.watermark) {
       state.watermark = ts;
       // close() deletes only the entry being visited, which a Map iteration allows.
-      for (const m of state.open.keys()) if (m + MINUTE + this.opts.latenessMs <= state.watermark) this.close(state, m);
+      for (const m of state.open.keys()) if (m + MINUTE_MS + this.opts.latenessMs <= state.watermark) this.close(state, m);
     }
     const replaying = state.watermark < state.lastArrival - this.opts.latenessMs;
     if (replaying !== state.replaying) this.setReplaying(state, replaying);
@@ -231,7 +231,7 @@ export class MinuteWindows<In, Row, Acc extends Accumulator<In, Row>> {
       this.setReplaying(state, false);
     }
     const due: number[] = [];
-    for (const m of this.byMinute.keys()) if (m + MINUTE + this.opts.latenessMs <= now) due.push(m);
+    for (const m of this.byMinute.keys()) if (m + MINUTE_MS + this.opts.latenessMs <= now) due.push(m);
     due.sort((a, b) => a - b);
     for (const m of due) {
       // close() takes the pair out of this set, which its iteration allows.

@@ -30,9 +30,8 @@ import { AgreementStore } from '../../domain/agreements/store.ts';
 import { loanOf, type LoanRecord } from '../../domain/loans/loan.ts';
 import type { RolledUp } from '../../domain/market/repositories/rollup-marks.ts';
 import type { PolledJob } from '../shell/poller.ts';
+import { HOUR_MS, MINUTE_MS } from '../../lib/time.ts';
 
-const MINUTE = 60_000;
-const HOUR = 3_600_000;
 export const MAX_CATCH_UP = 60;
 const ALL_LEVELS = LEVELS_BPS.map((_, i) => i);
 
@@ -74,7 +73,7 @@ export class TargetEvaluator implements PolledJob {
 
   /** The newest minute that can be evaluated now: the end of the last minute past its lateness. */
   dueMinute(): number {
-    return Math.floor((this.deps.now() - this.deps.latenessMs - MINUTE) / MINUTE) * MINUTE;
+    return Math.floor((this.deps.now() - this.deps.latenessMs - MINUTE_MS) / MINUTE_MS) * MINUTE_MS;
   }
 
   runOnce(): Promise<MinuteResult[]> {
@@ -85,9 +84,9 @@ export class TargetEvaluator implements PolledJob {
   async catchUp(): Promise<MinuteResult[]> {
     const due = this.dueMinute();
     const last = await this.evaluations.lastMinute();
-    const first = last === undefined ? due : Math.max(last + MINUTE, due - (MAX_CATCH_UP - 1) * MINUTE);
+    const first = last === undefined ? due : Math.max(last + MINUTE_MS, due - (MAX_CATCH_UP - 1) * MINUTE_MS);
     const out: MinuteResult[] = [];
-    for (let m = first; m <= due; m += MINUTE) out.push(await this.evaluateMinute(m));
+    for (let m = first; m <= due; m += MINUTE_MS) out.push(await this.evaluateMinute(m));
     return out;
   }
 
@@ -180,7 +179,7 @@ export class TargetEvaluator implements PolledJob {
   private async assetTwaps(targets: Target[], pairs: readonly Pair[], minute: number): Promise<Map<string, number>> {
     const wanted = new Set(targets.filter((t) => followsPrice(t) && t.scaling_source === 'asset_twap_24h').map((t) => t.asset));
     if (wanted.size === 0) return new Map();
-    const to = Math.floor(minute / HOUR) * HOUR;
+    const to = Math.floor(minute / HOUR_MS) * HOUR_MS;
     return assetTwaps(this.deps.ch, wanted, pairs, to - ASSET_TWAP_MS, to, await this.deps.rolledUp.through());
   }
 }

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { Redis } from 'ioredis';
-import { DAY_MS, TokenStore } from '../../api/auth/tokens.ts';
+import { TokenStore } from '../../api/auth/tokens.ts';
+import { DAY_MS } from '../../lib/time.ts';
 import { testStack } from '../support/stack.ts';
 
 describe('TokenStore (Redis)', () => {

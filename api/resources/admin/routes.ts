@@ -6,8 +6,7 @@ import { FixtureError } from '../../../domain/reference/fixtures.ts';
 import type { ApiDeps } from '../../deps.ts';
 import { principalOf, requireStaff } from '../../http/auth.ts';
 import { badRequest } from '../../http/errors.ts';
-
-const DAY_MS = 86_400_000;
+import { DAY_MS } from '../../../lib/time.ts';
 
 export function adminHandlers(deps: ApiDeps): Handlers {
   return {

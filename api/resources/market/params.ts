@@ -9,8 +9,7 @@ import { LEVELS_BPS, UPTIME_AMOUNTS_USD, type Interval } from '../../../domain/m
 import { MAX_SPAN_MS, marketWindow, spanOf, type MarketWindow, type WindowSpan } from '../../../domain/market/window.ts';
 import { badRequest, nonFieldError } from '../../http/errors.ts';
 import { Problems, WINDOW_FIELDS, normalize, sessionDays, withOffsetSign, type MarketParams, type RawParams } from './schemas.ts';
-
-const DAY = 86_400_000;
+import { DAY_MS } from '../../../lib/time.ts';
 
 /** The bound of `assets` (specification 4.1); staff have none on the leaderboard. */
 export const MAX_ASSETS = 100;
@@ -49,7 +48,7 @@ export function parseRequest(raw: RawParams, validate: ValidateFunction<MarketPa
   else if (p.lookback) span = { kind: 'lookback', lookback: p.lookback };
   else if (explicit) {
     const to = p.time_end !== undefined ? instant(p.time_end) : now;
-    const from = p.time_start !== undefined ? instant(p.time_start) : to - DAY;
+    const from = p.time_start !== undefined ? instant(p.time_start) : to - DAY_MS;
     if (from >= to) throw badRequest({ time_start: ['Must be before time_end.'] });
     span = { kind: 'range', from, to };
   } else span = { kind: 'last-day' };
@@ -59,7 +58,7 @@ export function parseRequest(raw: RawParams, validate: ValidateFunction<MarketPa
   const length = spanOf(window);
   if (length > MAX_SPAN_MS[interval]) {
     throw badRequest({
-      interval: [`A window of ${Math.ceil(length / DAY)} days is too long for interval "${interval}" (at most ${Math.round(MAX_SPAN_MS[interval] / DAY)} days); use a larger interval.`],
+      interval: [`A window of ${Math.ceil(length / DAY_MS)} days is too long for interval "${interval}" (at most ${Math.round(MAX_SPAN_MS[interval] / DAY_MS)} days); use a larger interval.`],
     });
   }
   return { params: p, window, problems };
@@ -74,7 +73,6 @@ export function levelsOf(p: MarketParams): number[] {
 export function amountsOf(p: MarketParams): number[] {
   return p.amounts ? [...new Set(p.amounts)] : [...UPTIME_AMOUNTS_USD];
 }
-
 
 /**
  * The assets asked for (at most `max`), each one the caller's (unknown and unauthorized get

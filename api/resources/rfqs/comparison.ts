@@ -10,8 +10,7 @@ import type { Proposal, Rfq } from '../../../domain/rfq/rfq.ts';
 import { trackRecord, TRACK_RECORD_LEVELS, type TrackRecord } from '../../../domain/rfq/track-record.ts';
 import { presentProposal } from './present.ts';
 import type { ApiDeps } from '../../deps.ts';
-
-const DAY = 86_400_000;
+import { DAY_MS } from '../../../lib/time.ts';
 
 /** The depth levels a requirement names (depth, depth coverage and depth uptime metrics). */
 export function requirementLevels(q: Pick<Rfq, 'requirements'>): number[] {
@@ -27,7 +26,7 @@ export async function compareProposals(deps: ApiDeps, q: Rfq, proposals: readonl
   if (proposals.length === 0) return [];
   const [lists, rolledUpTo] = await Promise.all([deps.referenceLists.lists(), deps.rolledUp.through()]);
   const makers = [...new Set(proposals.map((p) => p.market_maker))];
-  const [price, wallets] = await Promise.all([assetTwap(deps.ch, q.asset, lists.pairs, now - DAY, now, rolledUpTo), deps.reference.wallets()]);
+  const [price, wallets] = await Promise.all([assetTwap(deps.ch, q.asset, lists.pairs, now - DAY_MS, now, rolledUpTo), deps.reference.wallets()]);
   const levels = [...TRACK_RECORD_LEVELS, ...requirementLevels(q)];
   const records = new Map<string, TrackRecord>();
   await Promise.all(

@@ -12,19 +12,19 @@ import { lastChange, presentTarget } from './present.ts';
 import type { TargetServices } from './services.ts';
 import { targetAccess } from '../../../domain/targets/visibility.ts';
 import type { QueryOf } from '../../http/contract.ts';
+import { HOUR_MS } from '../../../lib/time.ts';
 
 const LISTS = ['assets', 'exchanges', 'asset_labels', 'market_hours', 'metrics', 'organizations', 'target_organizations', 'pairs', 'facets', 'statuses', 'target_assets', 'types'] as const;
 export const FACETS = ['active', 'telegram', 'organization', 'type', 'market_hours', 'asset', 'exchange', 'pair', 'status', 'since'] as const;
 type Facet = (typeof FACETS)[number];
 const DEFAULT_PAGE_SIZE = 50;
-const HOUR = 3_600_000;
 
 /** The `since` facet: how long ago a target's status last changed (or it was made, if never). */
 export function sinceBucket(ms: number): string {
-  if (ms < HOUR) return 'under-1h';
-  if (ms < 24 * HOUR) return '1h-24h';
-  if (ms < 7 * 24 * HOUR) return '1d-7d';
-  if (ms < 30 * 24 * HOUR) return '7d-30d';
+  if (ms < HOUR_MS) return 'under-1h';
+  if (ms < 24 * HOUR_MS) return '1h-24h';
+  if (ms < 7 * 24 * HOUR_MS) return '1d-7d';
+  if (ms < 30 * 24 * HOUR_MS) return '7d-30d';
   return 'over-30d';
 }
 

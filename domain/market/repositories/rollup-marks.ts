@@ -6,8 +6,7 @@
 // (domain/market/window.ts), minute rows after them.
 import type { ClickHouse } from '../../../lib/clickhouse.ts';
 import { FAMILIES, MM_FAMILIES } from '../families/index.ts';
-
-const HOUR = 3_600_000;
+import { HOUR_MS } from '../../../lib/time.ts';
 
 /** How far apart the marks of the market's families are within an hour: the most minutes a window reads from minute rows beside its lateness. */
 export const OPEN_STEP_MS = 10 * 60_000;
@@ -17,7 +16,7 @@ export const OPEN_STEP_MS = 10 * 60_000;
  * rows are deleted two hours after they were computed (008), and marks this old mean the
  * processors stand still.
  */
-const OPEN_MARK_MAX_AGE_MS = HOUR;
+const OPEN_MARK_MAX_AGE_MS = HOUR_MS;
 
 /** The minute tables whose processors roll up sealed hours only (every family but the one derived at each minute). */
 export const MARKED_SOURCES: readonly string[] = [...Object.values(FAMILIES), MM_FAMILIES.trustedVolume].map((f) => f.tables.minutes);
@@ -25,7 +24,7 @@ export const MARKED_SOURCES: readonly string[] = [...Object.values(FAMILIES), MM
 /** Those of the market's families, which also keep rows of the open hour. */
 export const MARKET_SOURCES: readonly string[] = Object.values(FAMILIES).map((f) => f.tables.minutes);
 
-const hourOf = (t: number) => Math.floor(t / HOUR) * HOUR;
+const hourOf = (t: number) => Math.floor(t / HOUR_MS) * HOUR_MS;
 
 export class RollupMarks {
   constructor(private readonly ch: ClickHouse) {}

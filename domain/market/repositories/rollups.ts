@@ -8,9 +8,8 @@
 import { TupleParam } from '@clickhouse/client';
 import type { ClickHouse, Params } from '../../../lib/clickhouse.ts';
 import { fromRollups, hourFromMinutes, keyColumns, rollupColumns, type Family } from '../families/family.ts';
+import { DAY_MS, HOUR_MS } from '../../../lib/time.ts';
 
-const HOUR = 3_600_000;
-const DAY = 86_400_000;
 /** Keys a rollup statement recomputes at most (see recompute). */
 const KEYS_PER_STATEMENT = 500;
 
@@ -64,8 +63,8 @@ export class Rollups {
   async recompute(keys: RollupKey[]): Promise<void> {
     if (keys.length === 0) return;
     const { tables, params } = this.family;
-    const hours = unique(keys, HOUR);
-    const days = unique(keys, DAY);
+    const hours = unique(keys, HOUR_MS);
+    const days = unique(keys, DAY_MS);
     await this.inSlices(
       `INSERT INTO {hours:Identifier} (${this.columns})
        SELECT ${this.keys}, toStartOfHour(minute) AS hour_start, ${hourFromMinutes(this.family)}, now64(3)
@@ -75,7 +74,7 @@ export class Rollups {
        GROUP BY ${this.keys}, hour_start`,
       { ...params, hours: tables.hours, minutes: tables.minutes },
       hours,
-      HOUR,
+      HOUR_MS,
     );
     await this.inSlices(
       `INSERT INTO {days:Identifier} (${this.columns})
@@ -86,7 +85,7 @@ export class Rollups {
        GROUP BY ${this.keys}, day_start`,
       { days: tables.days, hours: tables.hours },
       days,
-      DAY,
+      DAY_MS,
     );
     // Last, so whoever reads the count after this sees the rows above (004_market_writes.sql).
     await this.countWrites(keys);
@@ -101,8 +100,8 @@ export class Rollups {
    */
   async rollOpen(keys: RollupKey[], through: number): Promise<void> {
     const { tables, params } = this.family;
-    const hour = Math.floor(through / HOUR) * HOUR;
-    const of = keys.filter((k) => Math.floor(k.minute / HOUR) * HOUR === hour);
+    const hour = Math.floor(through / HOUR_MS) * HOUR_MS;
+    const of = keys.filter((k) => Math.floor(k.minute / HOUR_MS) * HOUR_MS === hour);
     if (of.length === 0 || through === hour) return;
     if (!tables.open) throw new Error(`${tables.minutes} has no table of the open hour's rows`);
     await this.inSlices(
@@ -113,8 +112,8 @@ export class Rollups {
          AND (exchange, pair, toStartOfHour(minute)) IN (SELECT arrayJoin({keys:Array(Tuple(String, String, DateTime('UTC')))}))
        GROUP BY ${this.keys}`,
       { ...params, open: tables.open, minutes: tables.minutes, through: through / 1000 },
-      unique(of, HOUR),
-      HOUR,
+      unique(of, HOUR_MS),
+      HOUR_MS,
     );
     await this.countWrites(of);
   }
@@ -130,7 +129,7 @@ export class Rollups {
     if (keys.length === 0) return;
     await this.ch.command(
       `INSERT INTO market_writes (source, hour, writes) SELECT {source:String}, arrayJoin({written:Array(DateTime('UTC'))}), 1`,
-      { source: this.family.tables.minutes, written: [...new Set(keys.map((k) => Math.floor(k.minute / HOUR) * (HOUR / 1000)))] },
+      { source: this.family.tables.minutes, written: [...new Set(keys.map((k) => Math.floor(k.minute / HOUR_MS) * (HOUR_MS / 1000)))] },
     );
   }
 

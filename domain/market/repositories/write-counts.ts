@@ -3,8 +3,7 @@
 // requests compare counts to know nothing was written since.
 import type { ClickHouse } from '../../../lib/clickhouse.ts';
 import { FAMILIES, type FamilyName } from '../families/index.ts';
-
-const HOUR_MS = 3_600_000;
+import { HOUR_MS } from '../../../lib/time.ts';
 
 export class WriteCounts {
   constructor(private readonly ch: ClickHouse) {}
