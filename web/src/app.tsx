@@ -1,8 +1,9 @@
-import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useQueryClient } from '@tanstack/react-query';
 import { lazy, Suspense, useEffect, useRef, type ReactNode } from 'react';
-import { api, unwrap } from './api/client';
+import { api } from './api/client';
 import { useFollow, useLiveState, type Follow } from './api/live';
 import { session, useSession } from './api/session';
+import { useSessionInfo } from './api/session-info';
 import { navigate, useLocation } from './router';
 import { MarketsView } from './views/markets/markets-view';
 import { SignInView } from './views/sign-in/sign-in-view';
@@ -36,10 +37,6 @@ const VIEWS: { path: string; title: string; render: () => ReactNode; follow?: (q
 
 /** A filter of one value from the address, as the stream's list; none: all the caller's. */
 const oneOf = (v: string | null): string[] | undefined => (v ? [v] : undefined);
-
-export function useSessionInfo() {
-  return useQuery({ queryKey: ['session'], queryFn: async () => unwrap(await api.GET('/v1/session/')), refetchInterval: false, staleTime: 60_000 });
-}
 
 export function App() {
   const signedIn = useSession();

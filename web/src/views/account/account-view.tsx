@@ -4,7 +4,7 @@ import { useState, type FormEvent } from 'react';
 import { api, unwrap } from '../../api/client';
 import { useScope } from '../../api/organizations';
 import { creationOptions, credentialJson, passkeysSupported } from '../../api/webauthn';
-import { useSessionInfo } from '../../app';
+import { useSessionInfo } from '../../api/session-info';
 import { fmtTime } from '../../ui/format';
 import { Panel } from '../../ui/query-state';
 
