@@ -148,6 +148,8 @@ export class StreamHub {
   private groupId = '';
   private timers: NodeJS.Timeout[] = [];
   private rechecking = false;
+  /** Rounds of checks completed. */
+  private rechecks = 0;
   private toFlush: Subscriber[] = [];
   /** Subscribers that walk the ring (not live), and where the live ones wait for minutes: by pair, or for every pair. */
   private readonly walking = new Set<Subscriber>();
@@ -237,7 +239,7 @@ export class StreamHub {
   }
 
   stats() {
-    return { subscribers: this.subscribers.size, events: this.nextSeq - this.head, position: [...this.position], caughtUp: notAhead(this.startEnd, this.position) };
+    return { subscribers: this.subscribers.size, events: this.nextSeq - this.head, position: [...this.position], caughtUp: notAhead(this.startEnd, this.position), rechecks: this.rechecks };
   }
 
   /**
@@ -454,6 +456,7 @@ export class StreamHub {
       );
     } finally {
       this.rechecking = false;
+      this.rechecks++;
     }
   }
 

@@ -35,7 +35,7 @@ describe('GET /v2/stream/ (server-sent events)', function () {
   async function startInstance(options: Partial<StreamOptions> = {}) {
     const { service, kafka, config, log } = testStack();
     const deps = service.deps;
-    const h = new StreamHub({ kafka, config, log: log.child('stream'), now: Date.now, ch: deps.ch, referenceLists: deps.referenceLists }, { heartbeatMs: 300, recheckMs: 500, ...options });
+    const h = new StreamHub({ kafka, config, log: log.child('stream'), now: Date.now, ch: deps.ch, referenceLists: deps.referenceLists }, { heartbeatMs: 100, recheckMs: 500, ...options });
     await h.start();
     const a = await startApi({ ...deps, stream: h }, '127.0.0.1', 0);
     return { hub: h, api: a };
@@ -48,11 +48,14 @@ describe('GET /v2/stream/ (server-sent events)', function () {
   const open = (who: string, query = '', headers: Record<string, string> = {}, base = api.url) =>
     SseClient.connect(`${base}/v2/stream/${query ? `?${query}` : ''}`, { Authorization: `Token ${tokens[who]}`, ...headers });
 
-  /** Waits for two heartbeats: anything sent before this call has then been read. */
-  const settled = async (c: SseClient) => {
-    const n = c.comments;
-    await c.until('two heartbeats', (x) => x.comments >= n + 2);
-  };
+  /** Waits for two heartbeats on each: anything sent before this call has then been read. */
+  const settled = (...cs: SseClient[]) =>
+    Promise.all(
+      cs.map((c) => {
+        const n = c.comments;
+        return c.until('two heartbeats', (x) => x.comments >= n + 2);
+      }),
+    );
 
   const book = (mid: number, ts: number): Snap => ({ ts, bids: [[mid - 0.01, 100], [mid - 0.05, 400], [mid * 0.995, 1000]], asks: [[mid + 0.01, 100], [mid + 0.05, 300], [mid * 1.006, 900]] });
 
@@ -191,7 +194,7 @@ describe('GET /v2/stream/ (server-sent events)', function () {
         expect(maker.of('minute', (d) => d.source === 'book')[0]).to.include.keys(['bid_0.5bps', 'ask_0.5bps', 'bid_500bps', 'ask_500bps']);
         await staff.until('both pairs', (c) => c.of('minute', ofPair(usd)).length >= 3 && c.of('minute', ofPair(spot)).length >= 3);
         await owner10.until('the pair asked', (c) => c.of('minute', ofPair(usd)).length >= 3);
-        for (const c of [maker, stranger, loner, owner10]) await settled(c);
+        await settled(maker, stranger, loner, owner10);
         // The maker's coverage lists one exchange: the other exchange's pair is not its.
         expect(maker.of('minute', (d) => d.pair === usd)).to.deep.equal([]);
         expect(owner10.of('minute', (d) => d.pair !== usd)).to.deep.equal([]);
@@ -220,7 +223,7 @@ describe('GET /v2/stream/ (server-sent events)', function () {
         });
         await maker.until('its own mm target', (c) => c.of('target').length >= 1);
         await staff.until('the target on the exchange asked', (c) => c.of('target').length >= 1);
-        for (const c of [maker, stranger, staff]) await settled(c);
+        await settled(maker, stranger, staff);
         // A market maker sees its own mm targets, never a project's gb ones.
         expect(maker.of('target').map((d) => d.id)).to.deep.equal([12]);
         expect(stranger.of('target')).to.deep.equal([]);
@@ -306,12 +309,10 @@ describe('GET /v2/stream/ (server-sent events)', function () {
         try {
           await restarted.until('the two missed', (c) => c.of('target').length >= 2);
           await viaQuery.until('the five missed', (c) => c.of('target').length >= 5);
-          await settled(restarted);
-          await settled(viaQuery);
+          await settled(restarted, viaQuery, fromStart);
           expect(ids(restarted)).to.deep.equal(ids(reference).slice(6));
           expect(ids(viaQuery)).to.deep.equal(ids(reference).slice(3));
           // A new stream starts now: nothing of before, but an id to resume from at once.
-          await settled(fromStart);
           expect(fromStart.events).to.deep.equal([]);
           expect(fromStart.lastId).to.match(/^1:/);
           expect(fromStart.retry).to.be.a('number');
@@ -434,14 +435,18 @@ describe('GET /v2/stream/ (server-sent events)', function () {
       const byMember = await SseClient.connect(`${api.url}/v2/stream/`, { Authorization: `Token ${await login(member.email, w.password)}` });
       const bystander = await open('owner');
       try {
-        await settled(byKey);
-        expect(byKey.ended).to.equal(false);
+        // A whole round of checks begun after they opened lets each of them go on.
+        const round = hub.stats().rechecks;
+        await waitFor('a round of checks', async () => hub.stats().rechecks > round + 1);
+        expect([byKey, byToken, byMember, bystander].map((c) => c.ended)).to.deep.equal([false, false, false, false]);
         expect((await call('DELETE', `/v1/user/api-keys/${key.body.id}/`, { token: tokens.owner })).status).to.equal(204);
-        await byKey.until('the end of the key\'s stream', (c) => c.ended);
         expect((await call('POST', '/v1/logout/', { token: session })).status).to.be.oneOf([200, 204]);
-        await byToken.until('the end of the signed-out stream', (c) => c.ended);
         await seed({ users: [{ ...member, organizations: [] }] });
-        await byMember.until('the end of the former member\'s stream', (c) => c.ended);
+        await Promise.all([
+          byKey.until('the end of the key\'s stream', (c) => c.ended),
+          byToken.until('the end of the signed-out stream', (c) => c.ended),
+          byMember.until('the end of the former member\'s stream', (c) => c.ended),
+        ]);
         await settled(bystander);
         expect(bystander.ended).to.equal(false);
       } finally {
