@@ -58,6 +58,8 @@ export interface Operation {
   path: string;
   /** As the router writes it: `/v2/organizations/loans/:id/`. */
   routerPath: string;
+  /** Matches the request paths of the operation. */
+  pathPattern: RegExp;
   security: Record<string, string[]>[];
   queryParameters: Map<string, Schema>;
   /** The same schemas with their references pointed at the compiled document. */
@@ -134,6 +136,7 @@ export class Contract {
           method,
           path,
           routerPath: path.replace(/\{(\w+)\}/g, ':$1'),
+          pathPattern: new RegExp(`^${path.replace(/[.]/g, '\\.').replace(/\{\w+\}/g, '[^/]+')}$`),
           security: op.security ?? this.doc.security ?? [],
           queryParameters: query.map,
           queryInline: query.inline,
@@ -208,7 +211,7 @@ export class Contract {
   /** The operation a request's method and path name, if any. */
   operationOf(method: string, path: string): Operation | undefined {
     const m = method.toLowerCase();
-    for (const op of this.operations.values()) if (op.method === m && pathPattern(op.path).test(path)) return op;
+    for (const op of this.operations.values()) if (op.method === m && op.pathPattern.test(path)) return op;
     return undefined;
   }
 
@@ -264,15 +267,6 @@ export class Contract {
 }
 
 const GENERIC_STATUSES = new Set([405, 413, 415, 429, 431]);
-const patterns = new Map<string, RegExp>();
-const pathPattern = (path: string): RegExp => {
-  let re = patterns.get(path);
-  if (!re) {
-    re = new RegExp(`^${path.replace(/[.]/g, '\\.').replace(/\{\w+\}/g, '[^/]+')}$`);
-    patterns.set(path, re);
-  }
-  return re;
-};
 
 function authenticationOf(deps: ApiDeps, security: Record<string, string[]>[]): Middleware | undefined {
   if (security.length === 0) return undefined;
