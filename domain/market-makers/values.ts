@@ -142,6 +142,12 @@ export interface Compared {
   matched: boolean;
 }
 
+/** A side of one bucket, as the general case sums or averages it. */
+function oneBucket(x: number | null, combine: 'sum' | 'mean'): number | null {
+  if (x === null) return null;
+  return combine === 'sum' ? 0 + x : (0 + x) / 1;
+}
+
 /**
  * One metric over several reported buckets, each with the trusted value of the minutes its
  * report covers: the two sides combined (volume summed, depth averaged) over the buckets
@@ -151,8 +157,7 @@ export function compareBuckets(both: readonly { reported: number | null; trusted
   if (both.length === 1) {
     // One bucket, as every row but those of `a` has: the same sums without the lists.
     const { reported, trusted } = both[0]!;
-    const one = (x: number | null) => (x === null ? null : combine === 'sum' ? 0 + x : (0 + x) / 1);
-    return { reported: one(reported), trusted: one(trusted), matched: reported !== null && trusted !== null };
+    return { reported: oneBucket(reported, combine), trusted: oneBucket(trusted, combine), matched: reported !== null && trusted !== null };
   }
   const f = (xs: number[]) => {
     const s = xs.reduce((a, x) => a + x, 0);

@@ -23,8 +23,12 @@ export interface AnswerCell {
   head: string;
 }
 
-/** Rows' text by cell key and bucket start (epoch s); a cell's rows of a bucket joined by commas. */
-export type Texts = Map<string, Map<number, string>>;
+/**
+ * Rows' text by cell key and bucket start (epoch s); a cell's rows of a bucket joined by
+ * commas. Bytes, not strings: a month of rows held as strings until sent made the
+ * collector's work grow with them.
+ */
+export type Texts = Map<string, Map<number, Buffer>>;
 
 /** A value as JSON.stringify writes it (a number that is not finite as null). */
 export function scalarJson(v: number | string | boolean | null): string {
@@ -54,7 +58,7 @@ export function addText(texts: Texts, cell: string, b: number, text: string): vo
   let m = texts.get(cell);
   if (!m) texts.set(cell, (m = new Map()));
   const before = m.get(b);
-  m.set(b, before === undefined ? text : `${before},${text}`);
+  m.set(b, before === undefined ? Buffer.from(text) : Buffer.concat([before, COMMA, Buffer.from(text)]));
 }
 
 interface Block {
@@ -167,15 +171,16 @@ export async function sealedAnswer(
  * also holds rows of buckets before it: a reconciliation row of a report that began before
  * the window (and reaches into it) has its bucket there.
  */
-function blockText(texts: Map<number, string> | undefined, bk: Block, first: boolean): Buffer {
+function blockText(texts: Map<number, Buffer> | undefined, bk: Block, first: boolean): Buffer {
   if (!texts) return EMPTY;
   const lo = first ? -Infinity : bk.from / 1000;
   const hi = bk.to / 1000;
-  const parts: [number, string][] = [];
+  const parts: [number, Buffer][] = [];
   for (const [b, t] of texts) if (b >= lo && b < hi) parts.push([b, t]);
   if (parts.length === 0) return EMPTY;
+  if (parts.length === 1) return parts[0]![1];
   parts.sort((x, y) => x[0] - y[0]);
-  return Buffer.from(parts.map((p) => p[1]).join(','));
+  return Buffer.concat(parts.flatMap((p, i) => (i === 0 ? [p[1]] : [COMMA, p[1]])));
 }
 
 const EMPTY = Buffer.alloc(0);
@@ -206,11 +211,11 @@ function assemble(cells: AnswerCell[], kept: [Block, Map<string, Buffer>][], fre
     return k;
   };
   for (const cell of cells) {
-    const parts: [number, Buffer | string][] = [];
+    const parts: [number, Buffer][] = [];
     for (const [bk, texts] of kept) parts.push([bk.b, texts.get(cell.key)!]);
     for (const f of fresh) for (const [b, text] of f.get(cell.key) ?? []) if (!isKept(b)) parts.push([b, text]);
     parts.sort((x, y) => x[0] - y[0]);
-    for (const [, text] of parts) push(typeof text === 'string' ? Buffer.from(text) : text);
+    for (const [, text] of parts) push(text);
   }
   pending.push(CLOSE);
   out.push(Buffer.concat(pending));
