@@ -20,8 +20,12 @@ export class MinuteEvents {
     private readonly now: () => number,
   ) {}
 
-  async publish<Row>(minutes: readonly ClosedMinute<Row>[], values: MinuteValues<Row>): Promise<void> {
-    const at = this.now();
+  /** The moment a write was acknowledged, as the minutes' `written_at` gives it. */
+  stamp(): number {
+    return this.now();
+  }
+
+  async publish<Row>(minutes: readonly ClosedMinute<Row>[], values: MinuteValues<Row>, at: number): Promise<void> {
     const messages: Message[] = [];
     for (const m of minutes) {
       // A market maker's series (its wallet) is not market data.

@@ -196,11 +196,12 @@ export class WindowedPipeline<Msg extends MarketMessage, In, Row extends object>
     await faults.stall('before-write');
     faults.hit('before-write');
     await this.deps.repo.insert(minutes);
+    const writtenAt = this.deps.events?.publisher.stamp();
     faults.hit('after-write');
     if (this.deps.sealed) await this.deps.sealed.written(minutes);
     else await this.deps.rollups?.recompute(minutes);
     for (const d of this.deps.derived ?? []) await d.recompute(minutes, 'minute');
-    if (this.deps.events) await this.deps.events.publisher.publish(minutes, this.deps.events.values);
+    if (this.deps.events && writtenAt !== undefined) await this.deps.events.publisher.publish(minutes, this.deps.events.values, writtenAt);
   }
 
   commitPoint(partition: number, next: bigint): bigint {
