@@ -3,11 +3,10 @@
 import { Kafka, logLevel as KafkaLogLevel, Partitioners, type Admin, type ITopicConfig, type LogEntry, type Message, type Producer, type ProducerBatch, type ProducerRecord, type RecordMetadata } from 'kafkajs';
 import type { Config } from './config.ts';
 import type { Logger } from './log.ts';
+import { DAY_MS } from './time.ts';
 
 export const BASE_TOPICS = ['md.orderbook', 'md.trades', 'md.derivatives', 'mm.orders', 'mm.fills', 'mm.reported', 'targets.events', 'loans.events', 'rfq.events', 'market.minutes'] as const;
 export type BaseTopic = (typeof BASE_TOPICS)[number];
-
-const DAY_MS = 86_400_000;
 
 /** Partitions and retention per topic. Market data is keyed by exchange:pair, so a pair's
  * snapshots stay ordered within one partition; three partitions let two cores share work. */
