@@ -33,7 +33,7 @@ import { MarketMakerReadings, type Want } from '../domain/market-makers/readings
 import { MarketMakerCaches } from '../api/resources/market-makers/sealed-rows.ts';
 import { summary } from '../api/resources/market-makers/summary.ts';
 import { reconciliation } from '../api/resources/market-makers/reconciliation.ts';
-import type { MmHandler, MmServices } from '../api/resources/market-makers/routes.ts';
+import type { MmHandler, MmServices } from '../api/resources/market-makers/services.ts';
 import { ORDERBOOK_GROUP } from '../processors/orderbook/processor.ts';
 import { TRADES_GROUP } from '../processors/trades/processor.ts';
 import { DERIVATIVES_GROUP } from '../processors/derivatives/processor.ts';

@@ -14,7 +14,7 @@ import { reconcile, reconciledMetrics, type ReconciledRow } from '../../../domai
 import { DEFAULT_TOLERANCE_PCT, differencePct, overstated } from '../../../domain/market-makers/values.ts';
 import { validators } from '../market/schemas.ts';
 import { parseMmRequest, type MmRequest } from './request.ts';
-import type { MmHandler, MmServices } from './routes.ts';
+import type { MmHandler, MmServices } from './services.ts';
 import { addText, answerCells, lastJson, scalarJson, sealedAnswer, type Texts } from './sealed-answer.ts';
 
 /** A row's flags and values per metric, by the overstatement rule at the tolerance. */

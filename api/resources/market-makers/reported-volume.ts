@@ -6,7 +6,7 @@ import { sendRows, wantsCsv } from '../../http/csv.ts';
 import { timeColumnNames, timestampOf } from '../../../domain/market/timestamps.ts';
 import { validators } from '../market/schemas.ts';
 import { parseMmRequest } from './request.ts';
-import type { MmHandler } from './routes.ts';
+import type { MmHandler } from './services.ts';
 import { bucketStarts, type Cell } from '../../../domain/market-makers/readings.ts';
 
 export const REPORTED_VOLUME_INTERVALS = ['1M', '1w', '1d', '1h', '5m', 'c', 'a'] as const;

@@ -5,21 +5,11 @@ import type { Context } from 'koa';
 import { MarketMakerReadings } from '../../../domain/market-makers/readings.ts';
 import type { ApiDeps } from '../../deps.ts';
 import type { Handlers } from '../../http/contract.ts';
-import type { RawParams } from '../market/schemas.ts';
 import { reconciliation } from './reconciliation.ts';
 import { reportedVolume } from './reported-volume.ts';
-import type { MarketMakerCaches } from './sealed-rows.ts';
+import type { MmHandler, MmServices } from './services.ts';
 import { summary } from './summary.ts';
 import { trustedDepth } from './trusted-depth.ts';
-
-export interface MmServices {
-  deps: ApiDeps;
-  readings: MarketMakerReadings;
-  /** What the endpoints keep of sealed buckets between requests (the API's, deps.marketMakerCaches). */
-  caches: MarketMakerCaches;
-}
-
-export type MmHandler = (s: MmServices) => (ctx: Context, raw: RawParams) => Promise<void>;
 
 export function marketMakerHandlers(deps: ApiDeps): Handlers {
   const s: MmServices = { deps, readings: new MarketMakerReadings(deps.ch), caches: deps.marketMakerCaches };

@@ -11,7 +11,7 @@ import type { Pair } from '../../../domain/reference/repository.ts';
 import { presentOrganization } from '../../presenters.ts';
 import { writesIn } from '../../market-caches/sealing.ts';
 import type { MmRequest } from './request.ts';
-import type { MmServices } from './routes.ts';
+import type { MmServices } from './services.ts';
 import type { SealedRowsCache } from './sealed-rows.ts';
 
 export interface AnswerCell {

@@ -13,7 +13,7 @@ import { Readable } from 'node:stream';
 import { validators } from '../market/schemas.ts';
 import { INTERVALS } from '../../../domain/market/facts.ts';
 import { depthNames, parseMmRequest, type MmRequest } from './request.ts';
-import type { MmHandler, MmServices } from './routes.ts';
+import type { MmHandler, MmServices } from './services.ts';
 import { addText, answerCells, lastJson, scalarJson, sealedAnswer, type Texts } from './sealed-answer.ts';
 import { coverage, shownValues, type Values } from '../../../domain/market-makers/values.ts';
 import type { Cell, Want } from '../../../domain/market-makers/readings.ts';

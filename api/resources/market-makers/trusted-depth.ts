@@ -6,7 +6,7 @@ import { timeColumnNames, timestampOf } from '../../../domain/market/timestamps.
 import { INTERVALS } from '../../../domain/market/facts.ts';
 import { validators } from '../market/schemas.ts';
 import { depthNames, parseMmRequest } from './request.ts';
-import type { MmHandler } from './routes.ts';
+import type { MmHandler } from './services.ts';
 import { sumWallets } from '../../../domain/market-makers/values.ts';
 
 
