@@ -3,13 +3,12 @@
 // Kafka clients and registry client, its ClickHouse statements relayed to the main thread,
 // the known pairs read through them, the fault counters shared with the process, and the
 // quote rates it observes sent to the main thread (the trades convert with them).
-import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
+import { parentPort, workerData } from 'node:worker_threads';
 import { performance } from 'node:perf_hooks';
 import type { Kafka } from 'kafkajs';
-import type { Config } from '../../lib/config.ts';
 import { relayedClickHouse } from '../../lib/clickhouse-relay.ts';
 import { Faults } from '../../lib/faults.ts';
-import { createKafka, createProducer, topicName, type BaseTopic } from '../../lib/kafka.ts';
+import { createKafka, createProducer, topicName } from '../../lib/kafka.ts';
 import type { Logger } from '../../lib/log.ts';
 import { frameHeader, openSchemaRegistry } from '../../lib/schema-registry.ts';
 import { ReferenceRepository } from '../../domain/reference/repository.ts';
@@ -17,20 +16,7 @@ import { orderBookConsumer } from '../orderbook/processor.ts';
 import { KnownPairs } from '../reference-cache.ts';
 import { MinuteEvents } from './minute-events.ts';
 import { ObservedRates } from './prepare.ts';
-import type { ThreadReport, ThreadRequest } from './threaded.ts';
-
-export interface ThreadInit {
-  processor: 'orderbook';
-  config: Config;
-  schemaIds: Map<BaseTopic, number>;
-  flushIntervalMs?: number;
-  /** Whether written minutes are told to the event stream (market.minutes). */
-  minuteEvents: boolean;
-  faults: { spec: string[]; counters: SharedArrayBuffer };
-  ch: MessagePort;
-  /** Report every batch's end (bench/ingest.ts times the processor by them). */
-  reportBatches: boolean;
-}
+import type { ThreadInit, ThreadReport, ThreadRequest } from './thread-messages.ts';
 
 /** How often the stats and newly observed quote rates go to the main thread. */
 const REPORT_MS = 250;

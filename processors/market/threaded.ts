@@ -14,18 +14,8 @@ import { noFaults, type Faults } from '../../lib/faults.ts';
 import type { BaseTopic, ConsumerStats } from '../../lib/kafka.ts';
 import type { Logger } from '../../lib/log.ts';
 import type { QuoteRates } from '../../domain/market/prices.ts';
-import type { ThreadInit } from './thread.ts';
+import type { BatchReport, ThreadInit, ThreadReport, ThreadRequest } from './thread-messages.ts';
 
-export type ThreadRequest = { type: 'start' | 'stop' | 'refresh-known'; id: number };
-export type ThreadReport =
-  | { type: 'ready' }
-  | { type: 'done'; id: number; error?: string }
-  | { type: 'stats'; stats: ConsumerStats; mids: [string, number][] }
-  | { type: 'batch'; firstBatchAt: number; endedAt: number; stats: ConsumerStats }
-  | { type: 'log'; level: 'debug' | 'info' | 'warn' | 'error'; name: string; msg: string; fields?: Record<string, unknown> };
-
-/** The end of a batch in the thread: when the first batch with messages began, when this one ended (epoch ms), and the stats after it. */
-export type BatchReport = Omit<Extract<ThreadReport, { type: 'batch' }>, 'type'>;
 
 const RESTART_MS = 1000;
 /** The thread's bootstrap: registers tsx there, then loads thread.ts. */
