@@ -36,7 +36,7 @@ import { LockstepChild } from './lockstep.ts';
 import { ORDERBOOK_GROUP } from '../processors/orderbook/processor.ts';
 import { TRADES_GROUP } from '../processors/trades/processor.ts';
 import { API_CLICKHOUSE, startService, type Service } from '../ops/service.ts';
-import { check, deleteTopicsAndGroups, flags, fmtInt, fmtMs, percentile, positiveInt, printTable, say, sleep, startRun, until, type BenchRun, type BenchWorld, type Figure, dropRedisKeys } from './common.ts';
+import { check, deleteTopicsAndGroups, flags, fmtInt, fmtMs, percentile, positiveInt, say, sleep, until, type BenchRun, type BenchWorld, type Figure, dropRedisKeys, runBench } from './common.ts';
 
 const NAME = 'bench:api';
 const opt = flags(
@@ -469,7 +469,6 @@ async function dlqReasons(kafka: Kafka, config: Config): Promise<string> {
   return [...reasons].sort((a, b) => b[1] - a[1]).slice(0, 5).map(([r, n]) => `${n} x ${r}`).join('; ') || 'none found';
 }
 
-
 /** Jiffies the machine spent busy and in all since boot (/proc/stat), to tell how loaded a phase was. */
 function machineCpu(): { busy: number; total: number } {
   const [, ...fields] = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/);
@@ -477,7 +476,6 @@ function machineCpu(): { busy: number; total: number } {
   const total = n.reduce((a, b) => a + b, 0);
   return { busy: total - n[3]! - (n[4] ?? 0), total }; // idle and iowait are not busy
 }
-
 
 // ---------------------------------------------------------------------------------------
 // Measuring
@@ -765,15 +763,4 @@ if (process.env.BENCH_CLIENT) {
 }
 // Answers shared between identical requests off: each timed request is to compute its
 // answer, and each series records the SQL of one (bench:load measures sharing).
-const run = await startRun(NAME, { LATENESS_SECONDS: String(LATENESS_S), ANSWER_REUSE_MS: '0' }, { keepDataDir: KEEP_DATA || undefined });
-try {
-  const figures = await main(run);
-  printTable(`bench:api — ${new Date().toISOString()}`, figures);
-} catch (e) {
-  say(NAME, `failed: ${(e as Error).stack ?? String(e)}`);
-  process.exitCode = 1;
-} finally {
-  await run.cleanup();
-}
-// Whatever a client left behind (a reconnect timer after a broker went away) ends here.
-process.exit(process.exitCode ?? 0);
+await runBench(NAME, main, { env: { LATENESS_SECONDS: String(LATENESS_S), ANSWER_REUSE_MS: '0' }, keepDataDir: KEEP_DATA || undefined });

@@ -119,6 +119,30 @@ export interface BenchRun {
 }
 
 /**
+ * A benchmark from start to end: its run (startRun), its figures as one table under `title`
+ * (the benchmark's name and the date when none is given), the run's clean-up whatever
+ * happened, and the process's end (whatever a client left behind, such as a reconnect timer
+ * after a broker went away, ends with it).
+ */
+export async function runBench(
+  name: string,
+  main: (run: BenchRun) => Promise<Figure[]>,
+  opts: { env?: Record<string, string | undefined>; keepDataDir?: string; title?: () => string } = {},
+): Promise<never> {
+  const run = await startRun(name, opts.env, { keepDataDir: opts.keepDataDir });
+  try {
+    const figures = await main(run);
+    printTable(opts.title?.() ?? `${name} — ${new Date().toISOString()}`, figures);
+  } catch (e) {
+    say(name, `failed: ${(e as Error).stack ?? String(e)}`);
+    process.exitCode = 1;
+  } finally {
+    await run.cleanup();
+  }
+  process.exit(process.exitCode ?? 0);
+}
+
+/**
  * Starts what a benchmark needs, as `npm start` would: Redis, Kafka and the schema
  * registry are reused when they answer at REDIS_URL / KAFKA_BROKERS / SCHEMA_REGISTRY_URL
  * and started otherwise (a broker or registry started here lives in the temporary folder

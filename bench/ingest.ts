@@ -44,14 +44,13 @@ import {
   fmtPct,
   percentile,
   positiveInt,
-  printTable,
   say,
   sleep,
-  startRun,
   until,
   type BenchRun,
   type BenchWorld,
   type Figure,
+  runBench,
 } from './common.ts';
 
 const NAME = 'bench:ingest';
@@ -548,15 +547,4 @@ function figuresOf(results: SizeResult[][], fresh: FreshMinute[]): Figure[] {
 }
 
 // Last, so every constant above is initialised before the run starts.
-const run = await startRun(NAME);
-try {
-  const figures = await main(run);
-  printTable(`bench:ingest — ${new Date().toISOString()}`, figures);
-} catch (e) {
-  say(NAME, `failed: ${(e as Error).stack ?? String(e)}`);
-  process.exitCode = 1;
-} finally {
-  await run.cleanup();
-}
-// Whatever a client left behind (a reconnect timer after a broker went away) ends here.
-process.exit(process.exitCode ?? 0);
+await runBench(NAME, main);

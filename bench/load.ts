@@ -31,7 +31,7 @@ import { ORDERBOOK_GROUP } from '../processors/orderbook/processor.ts';
 import { REPORTED_GROUP } from '../processors/reported/processor.ts';
 import { TRADES_GROUP } from '../processors/trades/processor.ts';
 import type { FixtureFile } from '../schemas/index.ts';
-import { check, deleteTopicsAndGroups, flags, fmtInt, fmtMs, positiveInt, printTable, say, settle, sleep, startRun, type BenchPair, type BenchRun, type Figure, dropRedisKeys } from './common.ts';
+import { check, deleteTopicsAndGroups, flags, fmtInt, fmtMs, positiveInt, say, settle, sleep, type BenchPair, type BenchRun, type Figure, dropRedisKeys, runBench } from './common.ts';
 import type { LoadResult, LoadSpec } from './load-client.ts';
 import { rng } from '../ingest/synthetic/market.ts';
 import { writeMinutes } from './market-history.ts';
@@ -104,7 +104,6 @@ function historyPairs(fixture: FixtureFile): BenchPair[] {
     return { exchange: p.exchange, pair: p.pair, asset: p.asset, market_type: p.market_type === 'perp' ? 'perp' : 'spot', price: prices.get(base)!, levelUsd: 2_000 + random() * 60_000, halfSpreadBps: 0.3 + random() * 8, stepBps: 0.5 + random() * 4 };
   });
 }
-
 
 async function main(r: BenchRun): Promise<Figure[]> {
   const { config, log, runId } = r;
@@ -203,14 +202,4 @@ async function main(r: BenchRun): Promise<Figure[]> {
 }
 
 // Last, so every constant above is initialised before the run starts.
-const run = await startRun(NAME, {}, {});
-try {
-  const figures = await main(run);
-  printTable(`${NAME} — ${CONNECTIONS} connections, ${SECONDS} s a run, demo pairs with ${HOURS} h of history, as ${opts.user} — ${new Date().toISOString()}`, figures);
-} catch (e) {
-  say(NAME, `failed: ${(e as Error).stack ?? String(e)}`);
-  process.exitCode = 1;
-} finally {
-  await run.cleanup();
-}
-process.exit(process.exitCode ?? 0);
+await runBench(NAME, main, { title: () => `${NAME} — ${CONNECTIONS} connections, ${SECONDS} s a run, demo pairs with ${HOURS} h of history, as ${opts.user} — ${new Date().toISOString()}` });

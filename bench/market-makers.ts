@@ -47,7 +47,7 @@ import { HttpClient } from './market-makers/http.ts';
 import { describeProfile, profiled } from './market-makers/profile.ts';
 import { countRows, loadHistory, type LoadCounts, type LoadPlan } from './market-makers/load.ts';
 import { mmWorld, type Credentials, type MmWorld } from './market-makers/world.ts';
-import { check, deleteTopicsAndGroups, flags, fmtInt, fmtMs, percentile, positiveInt, printTable, say, settle, startRun, until, type BenchRun, type Figure, dropRedisKeys } from './common.ts';
+import { check, deleteTopicsAndGroups, flags, fmtInt, fmtMs, percentile, positiveInt, say, settle, until, type BenchRun, type Figure, dropRedisKeys, runBench } from './common.ts';
 
 const NAME = 'bench:market-makers';
 const opt = flags(
@@ -639,16 +639,4 @@ function machineCpu(): { busy: number; total: number } {
   return { busy: total - n[3]! - (n[4] ?? 0), total }; // idle and iowait are not busy
 }
 
-
-const run = await startRun(NAME, {}, { keepDataDir: KEEP_DATA || undefined });
-try {
-  const figures = await main(run);
-  printTable(`bench:market-makers — ${new Date().toISOString()}`, figures);
-} catch (e) {
-  say(NAME, `failed: ${(e as Error).stack ?? String(e)}`);
-  process.exitCode = 1;
-} finally {
-  await run.cleanup();
-}
-// Whatever a client left behind (a reconnect timer after a broker went away) ends here.
-process.exit(process.exitCode ?? 0);
+await runBench(NAME, main, { keepDataDir: KEEP_DATA || undefined });

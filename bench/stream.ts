@@ -23,7 +23,7 @@ import { ORDERBOOK_GROUP } from '../processors/orderbook/processor.ts';
 import { TRADES_GROUP } from '../processors/trades/processor.ts';
 import { DERIVATIVES_GROUP } from '../processors/derivatives/processor.ts';
 import { LEVELS_BPS } from '../domain/market/facts.ts';
-import { BookGenerator, benchWorld, check, deleteTopicsAndGroups, flags, fmtInt, fmtMs, percentile, positiveInt, printTable, say, sleep, startRun, until, type BenchRun, type Figure, dropRedisKeys } from './common.ts';
+import { BookGenerator, benchWorld, check, deleteTopicsAndGroups, flags, fmtInt, fmtMs, percentile, positiveInt, say, sleep, until, type BenchRun, type Figure, dropRedisKeys, runBench } from './common.ts';
 
 const NAME = 'bench:stream';
 const opt = flags(
@@ -245,16 +245,5 @@ async function main(r: BenchRun): Promise<Figure[]> {
   ];
 }
 
-
 // Last, so every constant above is initialised before the run starts.
-const run = await startRun(NAME, { LATENESS_SECONDS: String(LATENESS_S) });
-try {
-  const figures = await main(run);
-  printTable(`bench:stream — ${new Date().toISOString()}`, figures);
-} catch (e) {
-  say(NAME, `failed: ${(e as Error).stack ?? String(e)}`);
-  process.exitCode = 1;
-} finally {
-  await run.cleanup();
-}
-process.exit(process.exitCode ?? 0);
+await runBench(NAME, main, { env: { LATENESS_SECONDS: String(LATENESS_S) } });

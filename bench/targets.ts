@@ -21,7 +21,7 @@ import { TargetRepository, type TargetDefinition } from '../domain/targets/repos
 import { EvaluationRepository } from '../domain/targets/evaluations.ts';
 import { KafkaEventPublisher, TargetEvaluator } from '../processors/targets/evaluator.ts';
 import { windowOf } from '../domain/targets/window.ts';
-import { benchWorld, check, deleteTopicsAndGroups, flags, fmtInt, fmtMs, percentile, positiveInt, printTable, say, startRun, type BenchRun, type Figure } from './common.ts';
+import { benchWorld, check, deleteTopicsAndGroups, flags, fmtInt, fmtMs, percentile, positiveInt, say, type BenchRun, type Figure, runBench } from './common.ts';
 import { writeMinutes } from './market-history.ts';
 import { RolledUp, RollupMarks } from '../domain/market/repositories/rollup-marks.ts';
 
@@ -151,14 +151,4 @@ async function main(r: BenchRun): Promise<Figure[]> {
 }
 
 // Last, so every constant above is initialised before the run starts.
-const run = await startRun(NAME);
-try {
-  const figures = await main(run);
-  printTable(`bench:targets — ${new Date().toISOString()}`, figures);
-} catch (e) {
-  say(NAME, `failed: ${(e as Error).stack ?? String(e)}`);
-  process.exitCode = 1;
-} finally {
-  await run.cleanup();
-}
-process.exit(process.exitCode ?? 0);
+await runBench(NAME, main);

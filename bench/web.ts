@@ -17,7 +17,7 @@ import { startService } from '../ops/service.ts';
 import { ensureWebBuild, WEB_DIST } from '../ops/web-build.ts';
 import { launch } from '../test/web/browser.ts';
 import { apiWorld, ensureHistory } from './api-data.ts';
-import { check, dropRedisKeys, flags, fmtInt, fmtMs, percentile, positiveInt, printTable, say, startRun, type BenchRun, type Figure } from './common.ts';
+import { check, dropRedisKeys, flags, fmtInt, fmtMs, percentile, positiveInt, say, type BenchRun, type Figure, runBench } from './common.ts';
 
 const NAME = 'bench:web';
 const opt = flags(
@@ -241,13 +241,4 @@ async function main(r: BenchRun): Promise<Figure[]> {
   ];
 }
 
-const run = await startRun(NAME, {}, { keepDataDir: opt['keep-data'] || undefined });
-try {
-  printTable(`bench:web — ${new Date().toISOString()}`, await main(run));
-} catch (e) {
-  say(NAME, `failed: ${(e as Error).stack ?? String(e)}`);
-  process.exitCode = 1;
-} finally {
-  await run.cleanup();
-}
-process.exit(process.exitCode ?? 0);
+await runBench(NAME, main, { keepDataDir: opt['keep-data'] || undefined });
