@@ -59,7 +59,7 @@ export function createApp(deps: ApiDeps): Koa {
   // What Koa reports beside the answers (a request stream's error): a client that went away
   // mid-answer, as a stream's client does, is no failure of the service.
   app.on('error', (err: NodeJS.ErrnoException) => {
-    if (err.code === 'ECONNRESET' || err.code === 'EPIPE' || err.code === 'ECONNABORTED') deps.log.debug('client gone', { code: err.code });
+    if (err.code === 'ECONNRESET' || err.code === 'EPIPE' || err.code === 'ECONNABORTED' || err.code === 'ERR_STREAM_PREMATURE_CLOSE') deps.log.debug('client gone', { code: err.code });
     else deps.log.error('request stream failed', { err, stack: err.stack });
   });
 

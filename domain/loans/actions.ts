@@ -56,11 +56,15 @@ function settleTranche(loan: Loan, input: SettleInput, at: { now: number; by: nu
   return { loan: tranches.every((t) => t.settlement !== null) ? { ...moved(loan, 'settled', at.now, at.by), tranches } : next };
 }
 
-/** The service's move of an active loan whose last tranche has expired, dated at that expiry; undefined when none is due. */
+/**
+ * The service's move of an active loan whose last tranche has expired, dated at that expiry
+ * (or at the activation, for a loan activated after it: a history never goes back in time);
+ * undefined when none is due.
+ */
 export function settlementDue(loan: Loan, now: number): Loan | undefined {
   if (loan.status !== 'active') return undefined;
   const last = Math.max(...loan.tranches.map((t) => t.expires_at));
-  return now >= last ? moved(loan, 'settlement_due', last, 0) : undefined;
+  return now >= last ? moved(loan, 'settlement_due', Math.max(last, loan.history.at(-1)?.at ?? last), 0) : undefined;
 }
 
 /** The loan as it stands at `now`, the keeper's move written yet or not (reads show this). */

@@ -94,6 +94,11 @@ describe('loans as they stand at a moment', () => {
     expect(settlementDue(active, T0 + 30 * DAY)).to.deep.equal(due);
     expect(loanAsOf(moved(active, 'recalled', T0 + DAY, 7), T0 + 20 * DAY).status).to.equal('recalled');
   });
+
+  it('a loan activated after its last expiry reads settlement_due from the activation on, never dated before it', () => {
+    const late = moved(draftLoan(4, 'proj', loanTerms, T0 - DAY, 7), 'active', T0 + 12 * DAY, 7);
+    expect(loanAsOf(late, T0 + 12 * DAY).history.at(-1)).to.deep.equal({ status: 'settlement_due', at: T0 + 12 * DAY, by: 0 });
+  });
 });
 
 describe('a command\'s outcome', () => {
