@@ -31,6 +31,7 @@ import { rng } from '../../ingest/synthetic/market.ts';
 import { topicName } from '../../lib/kafka.ts';
 import { call, login, seed, waitFor } from '../support/helpers.ts';
 import { testStack } from '../support/stack.ts';
+import { roundedAnswer } from '../support/rounded-answers.ts';
 
 const RECORDING = fileURLToPath(new URL('../../../shared/data/coinbase-btcusd-book.jsonl', import.meta.url));
 const ANSWERS = fileURLToPath(new URL('../fixtures/market-answers/answers.json', import.meta.url));
@@ -380,22 +381,7 @@ interface AnswersFile {
   cases: Record<string, Answer>;
 }
 
-const round = (n: number) => Number(Number(n.toPrecision(DIGITS + 2)).toPrecision(DIGITS));
-function roundNumbers(text: string, contentType: string | null): string {
-  if (contentType?.startsWith('text/csv')) {
-    return text
-      .split('\n')
-      .map((line) => line.split(',').map((cell) => (/^-?\d+(\.\d+)?(e[-+]?\d+)?$/i.test(cell) ? String(round(Number(cell))) : cell)).join(','))
-      .join('\n');
-  }
-  const walk = (v: unknown): unknown => {
-    if (typeof v === 'number') return round(v);
-    if (Array.isArray(v)) return v.map(walk);
-    if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x)]));
-    return v;
-  };
-  return JSON.stringify(walk(JSON.parse(text)));
-}
+const roundNumbers = (text: string, contentType: string | null): string => roundedAnswer(text, contentType?.startsWith('text/csv') === true, DIGITS);
 
 function requestLine(c: Case): { url: string; init: { method: string; json?: unknown }; shown: string } {
   const csv = c.csv ? `type=csv&filename=${encodeURIComponent(c.csv)}` : '';

@@ -24,6 +24,7 @@ import { loadHistory } from '../../bench/market-makers/load.ts';
 import { mmWorld } from '../../bench/market-makers/world.ts';
 import { call, login, seed } from '../support/helpers.ts';
 import { testStack } from '../support/stack.ts';
+import { NUMBER, roundedAnswer } from '../support/rounded-answers.ts';
 
 const ANSWERS = fileURLToPath(new URL('../fixtures/market-maker-answers/answers.json', import.meta.url));
 const RECORD = process.env.RECORD_MM_ANSWERS === '1';
@@ -101,19 +102,7 @@ function cases(assets: string): Case[] {
   return out;
 }
 
-const round = (n: number) => Number(Number(n.toPrecision(DIGITS + 2)).toPrecision(DIGITS));
-const NUMBER = /^-?\d+(\.\d+)?(e[-+]?\d+)?$/i;
-
-function rounded(text: string, csv: boolean): string {
-  if (csv) return text.split('\n').map((line) => line.split(',').map((cell) => (NUMBER.test(cell) ? String(round(Number(cell))) : cell)).join(',')).join('\n');
-  const walk = (v: unknown): unknown => {
-    if (typeof v === 'number') return round(v);
-    if (Array.isArray(v)) return v.map(walk);
-    if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x)]));
-    return v;
-  };
-  return JSON.stringify(walk(JSON.parse(text)));
-}
+const rounded = (text: string, csv: boolean): string => roundedAnswer(text, csv, DIGITS);
 
 /** Where two bodies differ beyond 1e-9 of a number's size (the first place), or undefined. */
 function difference(want: string, got: string, csv: boolean): string | undefined {
