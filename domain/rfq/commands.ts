@@ -3,12 +3,10 @@
 // new records or why not (domain/outcome.ts). Every command runs under the agreements lock
 // with the moves the clock has made due written first and the records read again inside
 // it, so a check and its write see the same versions.
-import { AGREEMENTS_LOCK, type AgreementStore } from '../agreements/store.ts';
-import type { TargetRepository } from '../targets/repository.ts';
-import type { LockSource } from '../../lib/locks.ts';
+import { AGREEMENTS_LOCK } from '../agreements/store.ts';
 import { decide, refuse, type FieldErrors, type Outcome } from '../outcome.ts';
 import type { RfqCaller } from './access.ts';
-import { writeAward, type AwardResult } from './award.ts';
+import { writeAward, type AwardDeps, type AwardResult } from './award.ts';
 import { applyDueLocked } from './deadlines.ts';
 import { proposalsOfRfq, visibleProposal, visibleRfq } from './reads.ts';
 import {
@@ -34,14 +32,8 @@ import {
 } from './rfq.ts';
 import { proposalTermsOf, rfqTermsOf, type ProposalInput, type RfqContext, type RfqInput } from './terms.ts';
 
-export interface RfqEnv {
-  store: AgreementStore;
-  targets: TargetRepository;
-  ids: { next(sequence: string, floor: number): Promise<number> };
-  locks: LockSource;
-  /** Test-only: called between the award's two inserts (a crash point). */
-  betweenAwardWrites?: () => void | Promise<void>;
-}
+/** What the commands write through: the award's dependencies (domain/rfq/award.ts) are all of them. */
+export type RfqEnv = AwardDeps;
 
 export interface RfqWithProposal {
   rfq: Rfq;
@@ -167,6 +159,6 @@ export function awardRfq(env: RfqEnv, c: RfqCaller, id: number, pid: number, com
     const all = await proposalsOfRfq(env.store, q.id, c.now);
     const p = all.find((x) => x.id === pid) ?? refuse.fields({ proposal: [RFQ_STATE_MESSAGES.notOfRfq(pid)] });
     if (!LIVE_PROPOSAL.includes(p.status)) refuse.state(RFQ_STATE_MESSAGES.awardProposal(p));
-    return writeAward({ store: env.store, targets: env.targets, ids: env.ids, locks: env.locks, betweenWrites: env.betweenAwardWrites }, q, p, all, c.now, c.user, commit);
+    return writeAward(env, q, p, all, c.now, c.user, commit);
   });
 }

@@ -20,7 +20,7 @@ import { presentAward, presentProposal, presentRfq } from './present.ts';
 
 export function rfqHandlers(deps: ApiDeps): Handlers {
   const faults = new Faults(deps.config.faults ?? []);
-  const env: RfqEnv = { store: deps.agreements, targets: deps.targets, ids: deps.ids, locks: deps.locks, betweenAwardWrites: () => faults.hit('award-gap') };
+  const env: RfqEnv = { store: deps.agreements, targets: deps.targets, ids: deps.ids, locks: deps.locks, betweenWrites: () => faults.hit('award-gap') };
   const store = deps.agreements;
   const read = authenticate(deps, { apiKeyScope: 'metrics:read' });
   const write = authenticate(deps);
