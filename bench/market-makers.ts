@@ -72,6 +72,7 @@ const opt = flags(
     'dump-sql': { default: '', help: 'write the statements each series ran, with their bound values, to this JSON file (to EXPLAIN or time them by hand)' },
     'keep-data': { default: '', help: 'keep the data folder here, and reuse (topped up to now) the history loaded in it with the same --makers, --pairs and --days' },
     'load-only': { default: 'no', help: '"yes": stop after loading (with --keep-data, to measure later)' },
+    encoding: { default: 'gzip', help: '"gzip": the client accepts gzip and decodes it, as a browser or `curl --compressed` (timed to the last decoded byte); "identity": plain text' },
     only: { default: '', help: 'time only the series whose name contains this (e.g. "summary 7 days"; "|" between alternatives), to iterate faster; "push": only the push, nothing loaded' },
   },
   'push throughput, and p50/p95 of the market-maker endpoints over HTTP against the bare statements, as staff and as a project member',
@@ -94,6 +95,8 @@ const LOAD_CONNECTIONS = positiveInt('load-connections', opt['load-connections']
 const SETTLE_S = Number(opt.settle);
 const KEEP_DATA = opt['keep-data'];
 const LOAD_ONLY = opt['load-only'] === 'yes';
+if (!['gzip', 'identity'].includes(opt.encoding)) throw new Error('--encoding: gzip or identity');
+const GZIP = opt.encoding === 'gzip';
 if (LOAD_ONLY && !KEEP_DATA) throw new Error('--load-only yes needs --keep-data <folder>');
 
 const GOAL_ITEMS_PER_S = 50_000;
@@ -189,6 +192,8 @@ interface Series {
   bare: number[];
   rows: number;
   bytes: number;
+  /** Bytes as sent (gzipped with --encoding gzip). */
+  wire: number;
   statements: number;
   /** Cores busy on average outside this process (client, broker, anything else on the machine) while the series ran. */
   otherCores: number;
@@ -238,7 +243,7 @@ async function main(r: BenchRun): Promise<Figure[]> {
     maker: await login(service, world.users.maker),
   };
 
-  const client = new HttpClient();
+  const client = new HttpClient(GZIP);
   r.onCleanup(() => client.stop());
   const figures: Figure[] = [];
   if (PUSH_REQUESTS > 0) figures.push(...(await push(service, client, bare, tokens.maker)));
@@ -260,7 +265,7 @@ async function main(r: BenchRun): Promise<Figure[]> {
   const recorder = new QueryRecorder(service.deps.ch);
   const emptyCaches = await cacheDropper(bare, service);
   const results = new Map<string, Series>();
-  say(NAME, `--- ${SELECTED.length} series, ${REQUESTS} requests each (at most ${SERIES_MS / 1000} s) ---`);
+  say(NAME, `--- ${SELECTED.length} series, ${REQUESTS} requests each (at most ${SERIES_MS / 1000} s), the client ${GZIP ? 'accepting gzip' : 'taking plain text'} ---`);
   for (const s of SELECTED) results.set(s.name, await series(service, client, tokens[s.who], bare, recorder, s, emptyCaches));
   for (const s of SELECTED) figures.push(seriesFigure(s, results.get(s.name)!));
 
@@ -481,7 +486,7 @@ async function series(service: Service, client: HttpClient, token: string, bare:
     await bareOnce(bare, queries);
     await untimed();
   }
-  const s: Series = { http: [], bare: [], rows: first.rows, bytes: first.bytes, statements: queries.length, otherCores: 0 };
+  const s: Series = { http: [], bare: [], rows: first.rows, bytes: first.bytes, wire: first.wire, statements: queries.length, otherCores: 0 };
   const cpu = { machine: machineCpu(), self: process.cpuUsage() };
   // Alternating, so both see the same moments of background work; within a time budget.
   const started = performance.now();
@@ -491,6 +496,7 @@ async function series(service: Service, client: HttpClient, token: string, bare:
     const h = await untimed();
     s.http.push(h.ms);
     s.bytes = h.bytes;
+    s.wire = h.wire;
   }
   const seconds = (performance.now() - started) / 1000;
   const machine = machineCpu();
@@ -498,9 +504,15 @@ async function series(service: Service, client: HttpClient, token: string, bare:
   s.otherCores = Math.max(0, ((machine.busy - cpu.machine.busy) / (machine.total - cpu.machine.total)) * os.cpus().length - (self.user + self.system) / 1e6 / seconds);
   say(
     NAME,
-    `  ${spec.name} (${s.http.length} requests): HTTP p50 ${fmtMs(percentile(s.http, 50))} p95 ${fmtMs(percentile(s.http, 95))}; bare p50 ${fmtMs(percentile(s.bare, 50))} p95 ${fmtMs(percentile(s.bare, 95))} (${s.statements} statements); ${fmtInt(s.rows)} rows, ${(s.bytes / 2 ** 20).toFixed(1)} MiB; other processes ${s.otherCores.toFixed(2)} cores`,
+    `  ${spec.name} (${s.http.length} requests): HTTP p50 ${fmtMs(percentile(s.http, 50))} p95 ${fmtMs(percentile(s.http, 95))}; bare p50 ${fmtMs(percentile(s.bare, 50))} p95 ${fmtMs(percentile(s.bare, 95))} (${s.statements} statements); ${fmtInt(s.rows)} rows, ${sizeText(s)}; other processes ${s.otherCores.toFixed(2)} cores`,
   );
   return s;
+}
+
+/** The answer's size, and as sent when that was less (gzipped). */
+function sizeText(s: Series): string {
+  const mib = (n: number) => `${(n / 2 ** 20).toFixed(1)} MiB`;
+  return s.wire < s.bytes ? `${mib(s.bytes)} (${mib(s.wire)} gzipped)` : mib(s.bytes);
 }
 
 function seriesFigure(spec: SeriesSpec, s: Series): Figure {
@@ -509,7 +521,7 @@ function seriesFigure(spec: SeriesSpec, s: Series): Figure {
   const goalMs = g && (!g.who || g.who === spec.who) ? (spec.cold ? g.first : g.repeated) : undefined;
   return {
     figure: `${spec.name}: HTTP p50 / p95; bare p50 / p95; HTTP/bare`,
-    value: `${fmtMs(p50)} / ${fmtMs(p95)}; ${fmtMs(b50)} / ${fmtMs(b95)}; x${(p50 / b50).toFixed(1)} / x${(p95 / b95).toFixed(1)} (n=${s.http.length}; ${fmtInt(s.rows)} rows, ${(s.bytes / 2 ** 20).toFixed(1)} MiB; other processes ${s.otherCores.toFixed(2)} cores)`,
+    value: `${fmtMs(p50)} / ${fmtMs(p95)}; ${fmtMs(b50)} / ${fmtMs(b95)}; x${(p50 / b50).toFixed(1)} / x${(p95 / b95).toFixed(1)} (n=${s.http.length}; ${fmtInt(s.rows)} rows, ${sizeText(s)}; other processes ${s.otherCores.toFixed(2)} cores)`,
     goal: goalMs !== undefined ? `p95 < ${fmtInt(goalMs)} ms` : '—',
     result: goalMs !== undefined ? check(p95 < goalMs) : 'info',
   };

@@ -3,9 +3,12 @@
 // process would take turns of the event loop the service needs to send it. One request at
 // a time over node:http with keep-alive (fetch's web streams read large bodies slower,
 // bench/api.ts), each timed there from sending it to the last byte of its body. The push
-// (benchPush) runs there too, so sending its requests is not the service's work.
+// (benchPush) runs there too, so sending its requests is not the service's work. With
+// `gzip`, it asks as browsers and `curl --compressed` do and decodes the answer as it comes,
+// the time running to the last decoded byte.
 import { fork } from 'node:child_process';
 import http from 'node:http';
+import zlib from 'node:zlib';
 import { fileURLToPath } from 'node:url';
 import { benchPush, type PushBenchOptions, type PushBenchResult } from './push.ts';
 
@@ -14,11 +17,15 @@ interface HttpRequest {
   token: string;
   /** Parse the body and count its rows: only untimed requests do (parsing is the client's work). */
   parse?: boolean;
+  gzip: boolean;
 }
 
 export interface HttpResult {
   ms: number;
+  /** The answer's bytes, decoded. */
   bytes: number;
+  /** Its bytes as sent (compressed, when it was). */
+  wire: number;
   rows: number;
   error?: string;
 }
@@ -29,23 +36,28 @@ export class HttpClient {
   private seq = 0;
   private readonly ready: Promise<void>;
 
-  constructor() {
-    this.ready = new Promise<void>((resolve) => this.child.once('message', () => resolve()));
+  private listen(): void {
     this.child.on('message', (m: { id?: number; push?: PushBenchResult } & HttpResult) => {
       if (m.id === undefined) return;
       this.waiting.get(m.id)?.(m);
       this.waiting.delete(m.id);
     });
     this.child.once('exit', (code) => {
-      for (const done of this.waiting.values()) done({ ms: 0, bytes: 0, rows: 0, error: `the client process exited (${code})` });
+      for (const done of this.waiting.values()) done({ ms: 0, bytes: 0, wire: 0, rows: 0, error: `the client process exited (${code})` });
       this.waiting.clear();
     });
+  }
+
+  /** `gzip`: accept gzip (and decode it), as a browser or `curl --compressed`. */
+  constructor(private readonly gzip: boolean) {
+    this.ready = new Promise<void>((resolve) => this.child.once('message', () => resolve()));
+    this.listen();
   }
 
   async get(url: string, token: string, opts: { parse?: boolean } = {}): Promise<HttpResult> {
     await this.ready;
     const id = ++this.seq;
-    const req: HttpRequest = { url, token, parse: opts.parse };
+    const req: HttpRequest = { url, token, parse: opts.parse, gzip: this.gzip };
     const r = await new Promise<HttpResult>((resolve) => {
       this.waiting.set(id, resolve);
       this.child.send({ id, ...req });
@@ -77,12 +89,17 @@ export class HttpClient {
 async function runClient(): Promise<void> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
   const send = (m: HttpRequest) =>
-    new Promise<{ ms: number; status: number; parts: Buffer[] }>((resolve, reject) => {
+    new Promise<{ ms: number; status: number; parts: Buffer[]; wire: number }>((resolve, reject) => {
       const t = performance.now();
-      const req = http.request(m.url, { method: 'GET', agent, headers: { Authorization: `Token ${m.token}` } }, (res) => {
+      const headers = { Authorization: `Token ${m.token}`, ...(m.gzip ? { 'Accept-Encoding': 'gzip' } : {}) };
+      const req = http.request(m.url, { method: 'GET', agent, headers }, (res) => {
         const parts: Buffer[] = [];
-        res.on('data', (c: Buffer) => parts.push(c));
-        res.on('end', () => resolve({ ms: performance.now() - t, status: res.statusCode ?? 0, parts }));
+        let wire = 0;
+        res.on('data', (c: Buffer) => (wire += c.length));
+        const body = res.headers['content-encoding'] === 'gzip' ? res.pipe(zlib.createGunzip({ chunkSize: 1 << 20 })) : res;
+        body.on('data', (c: Buffer) => parts.push(c));
+        body.on('end', () => resolve({ ms: performance.now() - t, status: res.statusCode ?? 0, parts, wire }));
+        body.on('error', reject);
         res.on('error', reject);
       });
       req.on('error', reject);
@@ -93,23 +110,23 @@ async function runClient(): Promise<void> {
       if (m === 'stop') return resolve();
       if ('push' in m) {
         benchPush(m.push).then(
-          (push) => process.send?.({ id: m.id, ms: 0, bytes: 0, rows: 0, push }),
-          (e: unknown) => process.send?.({ id: m.id, ms: 0, bytes: 0, rows: 0, error: String(e) }),
+          (push) => process.send?.({ id: m.id, ms: 0, bytes: 0, wire: 0, rows: 0, push }),
+          (e: unknown) => process.send?.({ id: m.id, ms: 0, bytes: 0, wire: 0, rows: 0, error: String(e) }),
         );
         return;
       }
       void (async () => {
         try {
-          const { ms, status, parts } = await send(m);
-          if (status !== 200) return process.send?.({ id: m.id, ms, bytes: 0, rows: 0, error: `${status} ${Buffer.concat(parts).toString('utf8', 0, 300)}` });
+          const { ms, status, parts, wire } = await send(m);
+          if (status !== 200) return process.send?.({ id: m.id, ms, bytes: 0, wire, rows: 0, error: `${status} ${Buffer.concat(parts).toString('utf8', 0, 300)}` });
           let rows = 0;
           if (m.parse) {
             const body = JSON.parse(Buffer.concat(parts).toString('utf8')) as unknown;
             rows = Array.isArray(body) ? body.length : 0;
           }
-          process.send?.({ id: m.id, ms, bytes: parts.reduce((n, p) => n + p.length, 0), rows });
+          process.send?.({ id: m.id, ms, bytes: parts.reduce((n, p) => n + p.length, 0), wire, rows });
         } catch (e) {
-          process.send?.({ id: m.id, ms: 0, bytes: 0, rows: 0, error: String(e) });
+          process.send?.({ id: m.id, ms: 0, bytes: 0, wire: 0, rows: 0, error: String(e) });
         }
       })();
     });

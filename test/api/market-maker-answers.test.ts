@@ -16,6 +16,8 @@
 import { expect } from 'chai';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
+import http from 'node:http';
+import zlib from 'node:zlib';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startApi, type RunningApi } from '../../api/server.ts';
@@ -206,6 +208,40 @@ describe('market-maker answers, recorded: the four endpoints on fixed data at a 
       expect(answer, `${c.name}: against the recording`).to.deep.equal(expected?.cases[c.name]);
     });
   }
+
+  it('sends the same text plain and gzipped, kept pieces compressed after their first gzipped answer; gzip to a client taking br too', async () => {
+    const url = new URL(`${SUMMARY}?${new URLSearchParams({ interval: '1d', bps: '3,15,30', ...WEEK, assets: all[0]!.params.assets! })}`, api.url);
+    const get = (encoding?: string) =>
+      new Promise<{ encoding: string | undefined; vary: string | undefined; body: Buffer }>((resolve, reject) => {
+        http
+          .get(url, { headers: { Authorization: `Token ${tokens.staff}`, ...(encoding ? { 'Accept-Encoding': encoding } : {}) } }, (res) => {
+            const chunks: Buffer[] = [];
+            res.on('data', (c: Buffer) => chunks.push(c));
+            res.on('end', () => resolve({ encoding: res.headers['content-encoding'], vary: res.headers.vary, body: Buffer.concat(chunks) }));
+          })
+          .on('error', reject);
+      });
+    const plain = await get();
+    expect(plain.encoding).to.equal(undefined);
+    expect(JSON.parse(plain.body.toString())).to.be.an('array').that.is.not.empty;
+    // First gzipped (levels no case asked): the kept pieces as stored blocks, larger than the text.
+    const first = await get('gzip');
+    expect(first.encoding).to.equal('gzip');
+    expect(first.vary).to.match(/Accept-Encoding/i);
+    expect(zlib.gunzipSync(first.body).equals(plain.body)).to.equal(true);
+    expect(first.body.length).to.be.greaterThan(plain.body.length);
+    for (const accepted of ['gzip', 'deflate, gzip, br, zstd', 'gzip;q=0.5, identity;q=0.1']) {
+      let r = await get(accepted);
+      for (let i = 0; i < 50 && r.body.length >= plain.body.length * 0.75; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        r = await get(accepted);
+      }
+      expect(r.encoding, accepted).to.equal('gzip');
+      expect(zlib.gunzipSync(r.body).equals(plain.body), accepted).to.equal(true);
+      expect(r.body.length, accepted).to.be.lessThan(plain.body.length * 0.75);
+    }
+    expect((await get('br')).encoding).to.equal(undefined);
+  });
 
   // Last: it writes into the history.
   it('keeps sealed buckets only: a write into a bucket not yet sealed shows at once, a sealed bucket comes from the cache', async () => {

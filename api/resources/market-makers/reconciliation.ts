@@ -5,7 +5,6 @@
 // and a flag where the report exceeds the measurement by more than `tolerance_pct`.
 // What is compared with what: domain/market-makers/reconciliation.ts. The JSON answer is
 // written as text, and that of sealed buckets kept between requests (sealed-answer.ts).
-import { Readable } from 'node:stream';
 import { presentOrganization } from '../../presenters.ts';
 import { sendRows, wantsCsv } from '../../http/csv.ts';
 import { timeColumnNames, timestampOf } from '../../../domain/market/timestamps.ts';
@@ -15,6 +14,7 @@ import { DEFAULT_TOLERANCE_PCT, differencePct, overstated } from '../../../domai
 import { validators } from '../market/schemas.ts';
 import { parseMmRequest, type MmRequest } from './request.ts';
 import type { MmHandler, MmServices } from './services.ts';
+import { sendPieces, wantsGzip, type Piece } from '../../http/compressed-pieces.ts';
 import { addText, answerCells, lastJson, scalarJson, sealedAnswer, type Texts } from './sealed-answer.ts';
 
 /** A row's flags and values per metric, by the overstatement rule at the tolerance. */
@@ -34,8 +34,8 @@ export const reconciliation: MmHandler = (s) => async (ctx, raw) => {
   const tolerance = req.params.tolerance_pct ?? DEFAULT_TOLERANCE_PCT;
   const metrics = reconciledMetrics(req.levels);
   if (!out.csv) {
-    ctx.type = 'application/json';
-    ctx.body = Readable.from(await reconciliationJson(s, req, tolerance, metrics), { objectMode: false });
+    const gzip = wantsGzip(ctx);
+    sendPieces(ctx, await reconciliationJson(s, req, tolerance, metrics, gzip), gzip);
     return;
   }
   const found = await reconcile(s.readings, req, s.deps.config.latenessMs);
@@ -76,7 +76,7 @@ export const reconciliation: MmHandler = (s) => async (ctx, raw) => {
 };
 
 /** The answer's JSON text, as JSON.stringify writes the rows, sealed blocks' text kept between requests. */
-async function reconciliationJson(s: MmServices, req: MmRequest, tolerance: number, metrics: string[]): Promise<Buffer[]> {
+async function reconciliationJson(s: MmServices, req: MmRequest, tolerance: number, metrics: string[], gzip: boolean): Promise<Piece[]> {
   const w = req.window;
   const cells = answerCells(req);
   const names = metrics.map((m) => [`,"${m}_reported":`, `,"${m}_trusted":`, `,"${m}_diff_pct":`, `,"${m}_flag":`] as const);
@@ -102,5 +102,5 @@ async function reconciliationJson(s: MmServices, req: MmRequest, tolerance: numb
     }
     return texts;
   };
-  return sealedAnswer(s, req, { cache: s.caches.reconciliation, variant: `reconciliation|${req.levels.join(',')}|${tolerance}`, cells, compute });
+  return sealedAnswer(s, req, { cache: s.caches.reconciliation, variant: `reconciliation|${req.levels.join(',')}|${tolerance}`, cells, compute, gzip });
 }

@@ -3,9 +3,10 @@
 // buckets of one day in the window's zone that are all sealed or all not), the text of its
 // rows. The text of a sealed block is kept between requests (sealed-rows.ts) with the write
 // count of its hours and used while that count stands; the other blocks are read and
-// written anew, all in one read. The pieces are sent as they are, never joined into one
-// buffer first.
+// written anew, all in one read. The pieces are sent as they are, or gzipped piece by piece
+// (api/http/compressed-pieces.ts) with kept pieces compressed once.
 import { DateTime } from 'luxon';
+import { COMMA, CLOSE, OPEN, Piece, compressInBackground } from '../../http/compressed-pieces.ts';
 import { bucketsOf, mergeRanges, planBuckets, sealedBefore, type Range } from '../../../domain/market/window.ts';
 import type { Pair } from '../../../domain/reference/repository.ts';
 import { presentOrganization } from '../../presenters.ts';
@@ -58,7 +59,7 @@ export function addText(texts: Texts, cell: string, b: number, text: string): vo
   let m = texts.get(cell);
   if (!m) texts.set(cell, (m = new Map()));
   const before = m.get(b);
-  m.set(b, before === undefined ? Buffer.from(text) : Buffer.concat([before, COMMA, Buffer.from(text)]));
+  m.set(b, before === undefined ? Buffer.from(text) : Buffer.concat([before, COMMA_BYTES, Buffer.from(text)]));
 }
 
 interface Block {
@@ -73,7 +74,7 @@ interface Block {
   sealed: boolean;
 }
 
-const [OPEN, COMMA, CLOSE] = ['[', ',', ']'].map((t) => Buffer.from(t)) as [Buffer, Buffer, Buffer];
+const COMMA_BYTES = Buffer.from(',');
 
 /** The window's buckets in blocks: a day's buckets (in the window's zone) that are all sealed, or all not. */
 function blocksOf(w: MmRequest['window'], sealed: number): Block[] {
@@ -102,13 +103,14 @@ function blocksOf(w: MmRequest['window'], sealed: number): Block[] {
  * The answer's JSON array as pieces to send: sealed blocks' text from `cache` while their
  * write counts stand, the rest from `compute` (given a request narrowed to those blocks'
  * ranges), which writes each cell's rows of each bucket. `variant` names what else the text
- * depends on (endpoint, levels, parameters). `a` (one bucket over the window) is computed whole.
+ * depends on (endpoint, levels, parameters). `a` (one bucket over the window) is computed
+ * whole. With `gzip`, kept pieces not compressed yet are, after the answer.
  */
 export async function sealedAnswer(
   s: MmServices,
   req: MmRequest,
-  opts: { cache: SealedRowsCache; variant: string; cells: AnswerCell[]; compute: (part: MmRequest) => Promise<Texts> },
-): Promise<Buffer[]> {
+  opts: { cache: SealedRowsCache; variant: string; cells: AnswerCell[]; compute: (part: MmRequest) => Promise<Texts>; gzip: boolean },
+): Promise<Piece[]> {
   const w = req.window;
   const { cache, cells } = opts;
   const cellKeys = cells.map((c) => c.key);
@@ -132,13 +134,13 @@ export async function sealedAnswer(
   // Blocks computed now are kept, and sent from what was kept (their text encoded once).
   const keep = (bks: Block[], versions: Map<Block, number>, texts: Texts) => {
     for (const bk of bks) {
-      const cellTexts = new Map(cellKeys.map((k) => [k, blockText(texts.get(k), bk, bk === blocks[0])]));
+      const cellTexts = new Map(cellKeys.map((k) => [k, new Piece(blockText(texts.get(k), bk, bk === blocks[0]))]));
       cache.put(keyOf(bk), versions.get(bk)!, cellTexts);
       kept.push([bk, cellTexts]);
     }
   };
 
-  const kept: [Block, Map<string, Buffer>][] = [];
+  const kept: [Block, Map<string, Piece>][] = [];
   const fresh: Texts[] = [];
   let found = 0;
   if (keepable.length === 0) {
@@ -163,6 +165,8 @@ export async function sealedAnswer(
   }
   cache.hits += found;
   cache.misses += keepable.length - found;
+  // Kept pieces sent uncompressed this time are compressed for the next requests.
+  if (opts.gzip) for (const [bk, texts] of kept) compressInBackground(texts.values(), () => cache.recount(keyOf(bk)));
   return assemble(cells, kept, fresh, blocks[0]);
 }
 
@@ -180,28 +184,18 @@ function blockText(texts: Map<number, Buffer> | undefined, bk: Block, first: boo
   if (parts.length === 0) return EMPTY;
   if (parts.length === 1) return parts[0]![1];
   parts.sort((x, y) => x[0] - y[0]);
-  return Buffer.concat(parts.flatMap((p, i) => (i === 0 ? [p[1]] : [COMMA, p[1]])));
+  return Buffer.concat(parts.flatMap((p, i) => (i === 0 ? [p[1]] : [COMMA_BYTES, p[1]])));
 }
 
 const EMPTY = Buffer.alloc(0);
 
-/** Per cell, kept blocks and fresh buckets in order of their start; pieces of about 1 MiB. */
-function assemble(cells: AnswerCell[], kept: [Block, Map<string, Buffer>][], fresh: Texts[], firstBlock?: Block): Buffer[] {
-  const out: Buffer[] = [];
-  let pending: Buffer[] = [OPEN];
-  let pendingBytes = 1;
-  let first = true;
-  const push = (b: Buffer) => {
-    if (b.length === 0) return;
-    if (!first) pending.push(COMMA);
-    first = false;
-    pending.push(b);
-    pendingBytes += b.length + 1;
-    if (pendingBytes >= 1 << 20) {
-      out.push(Buffer.concat(pending));
-      pending = [];
-      pendingBytes = 0;
-    }
+/** Per cell, kept blocks and fresh buckets in order of their start, between brackets and commas. */
+function assemble(cells: AnswerCell[], kept: [Block, Map<string, Piece>][], fresh: Texts[], firstBlock?: Block): Piece[] {
+  const out: Piece[] = [OPEN];
+  const push = (p: Piece) => {
+    if (p.raw.length === 0) return;
+    if (out.length > 1) out.push(COMMA);
+    out.push(p);
   };
   // A computed bucket in a kept block is sent from the block.
   const inKept = new Map<number, boolean>();
@@ -211,14 +205,13 @@ function assemble(cells: AnswerCell[], kept: [Block, Map<string, Buffer>][], fre
     return k;
   };
   for (const cell of cells) {
-    const parts: [number, Buffer][] = [];
+    const parts: [number, Piece][] = [];
     for (const [bk, texts] of kept) parts.push([bk.b, texts.get(cell.key)!]);
-    for (const f of fresh) for (const [b, text] of f.get(cell.key) ?? []) if (!isKept(b)) parts.push([b, text]);
+    for (const f of fresh) for (const [b, text] of f.get(cell.key) ?? []) if (!isKept(b)) parts.push([b, new Piece(text)]);
     parts.sort((x, y) => x[0] - y[0]);
-    for (const [, text] of parts) push(text);
+    for (const [, piece] of parts) push(piece);
   }
-  pending.push(CLOSE);
-  out.push(Buffer.concat(pending));
+  out.push(CLOSE);
   return out;
 }
 

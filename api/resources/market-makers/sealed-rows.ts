@@ -6,15 +6,22 @@
 // kept with the write count of its hours (market_writes, all the sources together:
 // trusted, reported, book, trade) and used while that count stands, as the market caches
 // keep theirs (api/market-caches/sealing.ts); the text of a market maker and pair is the
-// same for every caller who sees it, so callers share it. One MarketMakerCaches per API's
-// dependencies (ApiDeps.marketMakerCaches).
+// same for every caller who sees it, so callers share it. A piece is compressed once, when
+// a client that takes gzip first gets it (api/http/compressed-pieces.ts), and kept so. One
+// MarketMakerCaches per API's dependencies (ApiDeps.marketMakerCaches).
 import { ByteLru } from '../../market-caches/sealing.ts';
+import type { Piece } from '../../http/compressed-pieces.ts';
 
 interface Entry {
   version: number;
   /** By market maker and pair: its rows in the bucket, JSON objects joined by commas (empty for none), as sent. */
-  cells: Map<string, Buffer>;
-  bytes: number;
+  cells: Map<string, Piece>;
+}
+
+function bytesOf(e: Entry): number {
+  let n = 0;
+  for (const [cell, piece] of e.cells) n += cell.length + piece.bytes;
+  return n;
 }
 
 /** Bytes kept by default, per endpoint: the rows of a few month-long summaries of the benchmark's size. */
@@ -22,11 +29,11 @@ export const SEALED_ROWS_BYTES = 256 * 2 ** 20;
 
 export class SealedRowsCache extends ByteLru<Entry> {
   constructor(maxBytes = SEALED_ROWS_BYTES) {
-    super(maxBytes, (e) => e.bytes);
+    super(maxBytes, bytesOf);
   }
 
   /** The bucket's texts if computed at this write count and holding every cell asked; a stale entry is dropped. */
-  at(key: string, version: number, cells: readonly string[]): Map<string, Buffer> | undefined {
+  at(key: string, version: number, cells: readonly string[]): Map<string, Piece> | undefined {
     const e = this.get(key);
     if (e && e.version !== version) {
       this.delete(key);
@@ -42,17 +49,18 @@ export class SealedRowsCache extends ByteLru<Entry> {
   }
 
   /** Adds cells computed at `version` (to the entry of that version, or in place of another). */
-  put(key: string, version: number, cells: Iterable<[string, Buffer]>): void {
+  put(key: string, version: number, cells: Iterable<[string, Piece]>): void {
     if (!this.enabled) return;
     const old = this.get(key);
-    const e: Entry = old && old.version === version ? old : { version, cells: new Map(), bytes: 0 };
-    for (const [cell, text] of cells) {
-      const before = e.cells.get(cell);
-      if (before !== undefined) e.bytes -= before.length + cell.length;
-      e.cells.set(cell, text);
-      e.bytes += text.length + cell.length;
-    }
+    const e: Entry = old && old.version === version ? old : { version, cells: new Map() };
+    for (const [cell, piece] of cells) e.cells.set(cell, piece);
     this.set(key, e);
+  }
+
+  /** Counts an entry's bytes again (its pieces compressed since). */
+  recount(key: string): void {
+    const e = this.get(key);
+    if (e) this.set(key, e);
   }
 }
 

@@ -9,11 +9,11 @@
 import { presentOrganization } from '../../presenters.ts';
 import { sendRows, wantsCsv } from '../../http/csv.ts';
 import { timeColumnNames, timestampOf } from '../../../domain/market/timestamps.ts';
-import { Readable } from 'node:stream';
 import { validators } from '../market/schemas.ts';
 import { INTERVALS } from '../../../domain/market/facts.ts';
 import { depthNames, parseMmRequest, type MmRequest } from './request.ts';
 import type { MmHandler, MmServices } from './services.ts';
+import { sendPieces, wantsGzip, type Piece } from '../../http/compressed-pieces.ts';
 import { addText, answerCells, lastJson, scalarJson, sealedAnswer, type Texts } from './sealed-answer.ts';
 import { coverage, shownValues, type Values } from '../../../domain/market-makers/values.ts';
 import type { Cell, Want } from '../../../domain/market-makers/readings.ts';
@@ -25,8 +25,8 @@ export const summary: MmHandler = (s) => async (ctx, raw) => {
   const req = await parseMmRequest(s.deps, ctx, raw, { validate: validators.any, intervals: INTERVALS });
   const shape = shapeOf(req);
   if (!out.csv) {
-    ctx.type = 'application/json';
-    ctx.body = Readable.from(await summaryJson(s, req, shape), { objectMode: false });
+    const gzip = wantsGzip(ctx);
+    sendPieces(ctx, await summaryJson(s, req, shape, gzip), gzip);
     return;
   }
   const { cells, market } = await s.readings.values(req, WANT);
@@ -92,7 +92,7 @@ function rowsOf(c: Cell, whole: Values | undefined, levels: number): Scalar[][] 
 }
 
 /** The answer's JSON text: sealed blocks' text kept between requests (sealed-answer.ts). */
-async function summaryJson(s: MmServices, req: MmRequest, shape: Shape): Promise<Buffer[]> {
+async function summaryJson(s: MmServices, req: MmRequest, shape: Shape, gzip: boolean): Promise<Piece[]> {
   const w = req.window;
   const cells = answerCells(req);
   const names = shape.valueColumns.map((name) => `,${JSON.stringify(name)}:`);
@@ -126,5 +126,5 @@ async function summaryJson(s: MmServices, req: MmRequest, shape: Shape): Promise
     }
     return texts;
   };
-  return sealedAnswer(s, req, { cache: s.caches.summary, variant: `summary|${req.levels.join(',')}`, cells, compute });
+  return sealedAnswer(s, req, { cache: s.caches.summary, variant: `summary|${req.levels.join(',')}`, cells, compute, gzip });
 }
