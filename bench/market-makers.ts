@@ -31,6 +31,7 @@ import { validators } from '../api/resources/market/schemas.ts';
 import { parseMmRequest } from '../api/resources/market-makers/request.ts';
 import { MarketMakerReadings, type Want } from '../domain/market-makers/readings.ts';
 import { MarketMakerCaches } from '../api/resources/market-makers/sealed-rows.ts';
+import { compressionIdle } from '../api/http/compressed-pieces.ts';
 import { summary } from '../api/resources/market-makers/summary.ts';
 import { reconciliation } from '../api/resources/market-makers/reconciliation.ts';
 import type { MmHandler, MmServices } from '../api/resources/market-makers/services.ts';
@@ -453,6 +454,8 @@ async function cacheDropper(ch: ClickHouse, service: Service): Promise<() => Pro
     service.deps.uptimeCache.clear();
     service.deps.windowCache.clear();
     service.deps.marketMakerCaches.clear();
+    // As after a restart: no compression of the last answer's pieces still running.
+    await compressionIdle();
     for (const s of statements) await ch.command(s);
   };
 }

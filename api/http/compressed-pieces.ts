@@ -38,21 +38,34 @@ function storedBlocks(raw: Buffer): Buffer[] {
 
 /**
  * Compresses pieces on zlib's threads, one at a time (the other core serves requests),
- * then calls `done` if any was compressed. Pieces already compressed or queued are skipped.
+ * while `kept()` holds (the pieces are still kept), then calls `done` if any was
+ * compressed. Pieces already compressed or queued are skipped.
  */
-export function compressInBackground(pieces: Iterable<Piece>, done: () => void): void {
+export function compressInBackground(pieces: Iterable<Piece>, kept: () => boolean, done: () => void): void {
   const todo = [...pieces].filter((p) => !p.isDeflated && p.raw.length > 0 && !queued.has(p));
   if (todo.length === 0) return;
   for (const p of todo) queued.add(p);
-  void (async () => {
+  const run = (async () => {
     let made = false;
     try {
-      for (const p of todo) made = (await p.compressSoon()) || made;
+      for (const p of todo) {
+        if (!kept()) break;
+        made = (await p.compressSoon()) || made;
+      }
     } finally {
       for (const p of todo) queued.delete(p);
       if (made) done();
     }
   })();
+  running.add(run);
+  void run.finally(() => running.delete(run));
+}
+
+const running = new Set<Promise<void>>();
+
+/** Resolves once no background compression runs (benchmarks start a first-asked request after it, as after a restart). */
+export async function compressionIdle(): Promise<void> {
+  while (running.size > 0) await Promise.allSettled([...running]);
 }
 
 const queued = new WeakSet<Piece>();

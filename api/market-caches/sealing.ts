@@ -74,6 +74,11 @@ export class ByteLru<V> {
     return this.entries.size;
   }
 
+  /** Whether it holds the key (not counted as a use). */
+  has(key: string): boolean {
+    return this.entries.has(key);
+  }
+
   get(key: string): V | undefined {
     const e = this.entries.get(key);
     if (!e) return undefined;

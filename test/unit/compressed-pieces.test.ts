@@ -3,7 +3,7 @@
 // order, its CRC and length checked by the decompressor.
 import { expect } from 'chai';
 import zlib from 'node:zlib';
-import { COMMA, compressInBackground, crc32Combine, gzipChunks, Piece, rawChunks } from '../../api/http/compressed-pieces.ts';
+import { COMMA, compressInBackground, compressionIdle, crc32Combine, gzipChunks, Piece, rawChunks } from '../../api/http/compressed-pieces.ts';
 import { rng } from '../../ingest/synthetic/market.ts';
 
 describe('compressed pieces', () => {
@@ -40,13 +40,19 @@ describe('compressed pieces', () => {
     expect(zlib.gunzipSync(stored).equals(joined)).to.equal(true);
     expect(stored.length).to.be.greaterThan(joined.length);
     let done = 0;
-    await new Promise<void>((resolve) => compressInBackground(pieces, () => resolve(void done++)));
+    await new Promise<void>((resolve) => compressInBackground(pieces, () => true, () => resolve(void done++)));
     expect(done).to.equal(1);
     expect(pieces.every((p) => p.isDeflated)).to.equal(true);
     const compressed = Buffer.concat(gzipChunks(pieces));
     expect(zlib.gunzipSync(compressed).equals(joined)).to.equal(true);
     expect(compressed.length).to.be.lessThan(joined.length / 2);
-    compressInBackground(pieces, () => done++);
+    compressInBackground(pieces, () => true, () => done++);
+    expect(done).to.equal(1);
+    // Pieces no longer kept are left as they are.
+    const dropped = [new Piece(text(10)), new Piece(text(10))];
+    compressInBackground(dropped, () => false, () => done++);
+    await compressionIdle();
+    expect(dropped.some((p) => p.isDeflated)).to.equal(false);
     expect(done).to.equal(1);
   });
 

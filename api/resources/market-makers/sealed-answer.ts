@@ -166,7 +166,7 @@ export async function sealedAnswer(
   cache.hits += found;
   cache.misses += keepable.length - found;
   // Kept pieces sent uncompressed this time are compressed for the next requests.
-  if (opts.gzip) for (const [bk, texts] of kept) compressInBackground(texts.values(), () => cache.recount(keyOf(bk)));
+  if (opts.gzip) for (const [bk, texts] of kept) compressInBackground(texts.values(), () => cache.has(keyOf(bk)), () => cache.recount(keyOf(bk)));
   return assemble(cells, kept, fresh, blocks[0]);
 }
 
