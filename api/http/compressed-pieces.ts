@@ -6,9 +6,10 @@
 // of MiB of text: compressed per request it took seconds (zlib and brotli run at tens of
 // MB/s here), while the pieces of sealed buckets are the same for every request.
 //
-// A piece not compressed yet goes in stored blocks (its bytes as they are, framed), so an
-// answer never waits for compression; compressInBackground then compresses kept pieces on
-// zlib's threads, one at a time, for the requests after.
+// An answer mostly not compressed yet goes as plain text, the rest of pieces not compressed
+// in stored blocks (their bytes as they are, framed), so an answer never waits for
+// compression; compressInBackground then compresses kept pieces on zlib's threads, one at
+// a time, for the requests after.
 import zlib from 'node:zlib';
 import { Readable } from 'node:stream';
 import { promisify } from 'node:util';
@@ -225,14 +226,28 @@ export function wantsGzip(ctx: Context): boolean {
   return ctx.acceptsEncodings('gzip', 'identity') === 'gzip';
 }
 
+/** The share of the pieces' text already compressed. */
+function compressedShare(pieces: readonly Piece[]): number {
+  let all = 0;
+  let done = 0;
+  for (const p of pieces) {
+    all += p.raw.length;
+    if (p.isDeflated) done += p.raw.length;
+  }
+  return all === 0 ? 1 : done / all;
+}
+
 /**
- * Sends the pieces, gzipped when `gzip` (wantsGzip), never through the compression
- * middleware, which would compress all of it again.
+ * Sends the pieces, never through the compression middleware, which would compress all of
+ * it again: gzipped when `gzip` (wantsGzip) and at least half of the text is compressed
+ * already, else as it is (stored blocks and their CRCs would cost the first answer time and
+ * save no byte).
  */
 export function sendPieces(ctx: Context, pieces: readonly Piece[], gzip: boolean, type = 'application/json'): void {
   ctx.type = type;
   ctx.vary('Accept-Encoding');
   (ctx as { compress?: boolean }).compress = false;
-  if (gzip) ctx.set('Content-Encoding', 'gzip');
-  ctx.body = Readable.from(gzip ? gzipChunks(pieces) : rawChunks(pieces), { objectMode: false });
+  const zipped = gzip && compressedShare(pieces) >= 0.5;
+  if (zipped) ctx.set('Content-Encoding', 'gzip');
+  ctx.body = Readable.from(zipped ? gzipChunks(pieces) : rawChunks(pieces), { objectMode: false });
 }
