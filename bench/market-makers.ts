@@ -73,7 +73,7 @@ const opt = flags(
     'dump-sql': { default: '', help: 'write the statements each series ran, with their bound values, to this JSON file (to EXPLAIN or time them by hand)' },
     'keep-data': { default: '', help: 'keep the data folder here, and reuse (topped up to now) the history loaded in it with the same --makers, --pairs and --days' },
     'load-only': { default: 'no', help: '"yes": stop after loading (with --keep-data, to measure later)' },
-    encoding: { default: 'gzip', help: '"gzip": the client accepts gzip and decodes it, as a browser or `curl --compressed` (timed to the last decoded byte); "identity": plain text' },
+    encoding: { default: 'identity', help: '"identity": the client takes plain text; "gzip": it accepts gzip and decodes it, as a browser or `curl --compressed` (timed to the last decoded byte)' },
     only: { default: '', help: 'time only the series whose name contains this (e.g. "summary 7 days"; "|" between alternatives), to iterate faster; "push": only the push, nothing loaded' },
   },
   'push throughput, and p50/p95 of the market-maker endpoints over HTTP against the bare statements, as staff and as a project member',
@@ -552,7 +552,7 @@ async function breakdown(
   const s: MmServices = { deps, readings: new MarketMakerReadings(deps.ch), caches: new MarketMakerCaches(0) };
   const query = Object.fromEntries(new URL(endpoint.path, 'http://x').searchParams);
   // What the handlers use of Koa's context: the query, the caller, and the body they set.
-  const ctxOf = () => ({ query: { ...query }, state: { principal: { user, via: 'token' } }, body: undefined as unknown, set() {}, type: '' }) as unknown as Context;
+  const ctxOf = () => ({ query: { ...query }, state: { principal: { user, via: 'token' } }, body: undefined as unknown, set() {}, vary() {}, acceptsEncodings: () => 'identity', type: '' }) as unknown as Context;
   const t = { parse: [] as number[], statements: [] as number[], merge: [] as number[], build: [] as number[], stringify: [] as number[], bare: [] as number[] };
   let bytes = 0;
   let rows = 0;
