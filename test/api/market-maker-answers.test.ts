@@ -158,6 +158,7 @@ describe('market-maker answers, recorded: the four endpoints on fixed data at a 
   let uncached: RunningApi;
   let moving: RunningApi;
   let clock = FIXED;
+  const movingCaches = new MarketMakerCaches();
   const recorded: Record<string, Answer> = {};
   const expected = fs.existsSync(ANSWERS) ? (JSON.parse(fs.readFileSync(ANSWERS, 'utf8')) as { clock: string; cases: Record<string, Answer> }) : undefined;
 
@@ -168,7 +169,7 @@ describe('market-maker answers, recorded: the four endpoints on fixed data at a 
     for (const who of ['staff', 'project', 'maker'] as const) tokens[who] = await login(world.users[who].email, world.users[who].password);
     api = await startApi({ ...service.deps, now: () => FIXED }, '127.0.0.1', 0);
     uncached = await startApi({ ...service.deps, now: () => FIXED, marketMakerCaches: new MarketMakerCaches(0) }, '127.0.0.1', 0);
-    moving = await startApi({ ...service.deps, now: () => clock, marketMakerCaches: new MarketMakerCaches() }, '127.0.0.1', 0);
+    moving = await startApi({ ...service.deps, now: () => clock, marketMakerCaches: movingCaches }, '127.0.0.1', 0);
     if (BODIES && RECORD) fs.mkdirSync(BODIES, { recursive: true });
   });
 
@@ -243,7 +244,7 @@ describe('market-maker answers, recorded: the four endpoints on fixed data at a 
   });
 
   // Last: it writes into the history.
-  it('keeps sealed buckets only: a write into a bucket not yet sealed shows at once, a sealed bucket comes from the cache', async () => {
+  it('keeps blocks by their write counts: a counted write into the open bucket shows at once, a sealed bucket comes from the cache, the open block serves a later end', async () => {
     const { service } = testStack();
     const wallet = world.wallets[0]!;
     const pair = world.pairs.find((p) => p.exchange === wallet.exchange)!;
@@ -261,7 +262,16 @@ describe('market-maker answers, recorded: the four endpoints on fixed data at a 
     const sealed = Date.UTC(2026, 5, 10, 9, 0);
     const [openVolume, sealedVolume] = [volumeAt(before.body, open), volumeAt(before.body, sealed)];
     expect(openVolume, 'a row of the open bucket').to.be.a('number');
-    // A new version of a minute in each bucket, as a late write would be (without its write count, which the processors add).
+    // The open block read to a later end, nothing written since: from what was kept.
+    const [hits, misses] = [movingCaches.summary.hits, movingCaches.summary.misses];
+    clock = Date.UTC(2026, 5, 10, 10, 7, 45);
+    const laterEnd = await call('GET', url.replace(encodeURIComponent(iso(Date.UTC(2026, 5, 10, 10, 7, 30))), encodeURIComponent(iso(clock))), { token: tokens.staff, baseUrl: moving.url });
+    expect(laterEnd.text).to.equal(before.text);
+    expect(movingCaches.summary.misses, 'every block kept').to.equal(misses);
+    expect(movingCaches.summary.hits).to.be.above(hits);
+    clock = Date.UTC(2026, 5, 10, 10, 7, 30);
+    // A new version of a minute in each bucket, as a late write would be, with the write count
+    // the processors add only for the open bucket's hour: the sealed one's text is kept.
     for (const minute of [open + 60_000, sealed + 60_000]) {
       await service.deps.ch.command(
         `INSERT INTO trusted_volume_minutes (exchange, pair, wallet_id, minute, fills, amount, volume_usd, usd_fills, closed_at)
@@ -269,6 +279,7 @@ describe('market-maker answers, recorded: the four endpoints on fixed data at a 
         { exchange: pair.exchange, pair: pair.pair, wallet: wallet.id, minute: minute / 1000 },
       );
     }
+    await service.deps.ch.command(`INSERT INTO market_writes (source, hour, writes) VALUES ('trusted_volume_minutes', toDateTime({hour:UInt32}, 'UTC'), 1)`, { hour: open / 1000 });
     const after = await call('GET', url, { token: tokens.staff, baseUrl: moving.url });
     expect(volumeAt(after.body, open), 'the open bucket is read again').to.be.above(openVolume! + 999_000);
     expect(volumeAt(after.body, sealed), 'the sealed bucket comes from what was kept').to.equal(sealedVolume);

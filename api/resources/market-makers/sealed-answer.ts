@@ -11,6 +11,7 @@ import { bucketsOf, mergeRanges, planBuckets, sealedBefore, type Range } from '.
 import type { Pair } from '../../../domain/reference/repository.ts';
 import { presentOrganization } from '../../presenters.ts';
 import { writesIn } from '../../market-caches/sealing.ts';
+import { MINUTE_MS } from '../../../lib/time.ts';
 import type { MmRequest } from './request.ts';
 import type { MmServices } from './services.ts';
 import type { SealedRowsCache } from './sealed-rows.ts';
@@ -100,7 +101,7 @@ function blocksOf(w: MmRequest['window'], sealed: number): Block[] {
 }
 
 /**
- * The answer's JSON array as pieces to send: sealed blocks' text from `cache` while their
+ * The answer's JSON array as pieces to send: kept blocks' text from `cache` while their
  * write counts stand, the rest from `compute` (given a request narrowed to those blocks'
  * ranges), which writes each cell's rows of each bucket. `variant` names what else the text
  * depends on (endpoint, levels, parameters). `a` (one bucket over the window) is computed
@@ -122,10 +123,19 @@ export async function sealedAnswer(
 
   if (w.interval === 'a') return assemble(cells, [], [await opts.compute(req)]);
   const blocks = blocksOf(w, sealedBefore({ latenessMs: s.deps.config.latenessMs, now: s.deps.now }));
-  // A block cut by the window (its first day, from a lookback's start) is kept by its part
-  // in the window: that part moves with the window, so such an entry serves a few requests.
-  const keyOf = (bk: Block) => `${opts.variant}|${w.interval}|${w.zone}|${w.zoned}|${bk.b}|${bk.to}|${bk.whole ? '' : bk.ranges.map((r) => r.join('-')).join(',')}`;
-  const keepable = cache.enabled ? blocks.filter((bk) => bk.sealed) : [];
+  // An open block whose part in the window is one range from its first bucket's start
+  // (today's, at `1d`) is kept too, by the minute its end falls in. Every row read is of a
+  // whole minute or an aligned bucket, so two ends strictly inside one minute read the same
+  // rows; a write into the block since shows as a new count.
+  const openMinute = (bk: Block): number | undefined => {
+    const end = bk.ranges[0]?.[1];
+    return !bk.sealed && bk.ranges.length === 1 && bk.ranges[0]![0] === bk.from && end !== undefined && end % MINUTE_MS !== 0 ? Math.floor(end / MINUTE_MS) : undefined;
+  };
+  // A sealed block cut by the window (its first day, from a lookback's start) is kept by its
+  // part in the window: that part moves with the window, so such an entry serves a few requests.
+  const keyOf = (bk: Block) =>
+    `${opts.variant}|${w.interval}|${w.zone}|${w.zoned}|${bk.b}|${bk.to}|${!bk.sealed ? `open ${openMinute(bk)}` : bk.whole ? '' : bk.ranges.map((r) => r.join('-')).join(',')}`;
+  const keepable = cache.enabled ? blocks.filter((bk) => bk.sealed || openMinute(bk) !== undefined) : [];
   const open = blocks.filter((bk) => !keepable.includes(bk));
   const versionsOf = async (bks: Block[]): Promise<Map<Block, number>> => {
     const writes = await s.readings.metrics.summaryWrites(Math.min(...bks.map((bk) => bk.from)), Math.max(...bks.map((bk) => bk.to)));
@@ -146,9 +156,9 @@ export async function sealedAnswer(
   if (keepable.length === 0) {
     fresh.push(await computeBlocks(open));
   } else {
-    // When every sealed block was kept before, the open ones are computed while the counts
-    // are read. A block computed after its count was read is kept with that count, so a
-    // write after the read shows as a new count next time.
+    // When every block that can be kept was kept before, the others are computed while the
+    // counts are read. A block computed after its count was read is kept with that count, so
+    // a write after the read shows as a new count next time.
     const likely = keepable.every((bk) => cache.holds(keyOf(bk), cellKeys));
     const [versions, opened] = await Promise.all([versionsOf(keepable), likely ? computeBlocks(open) : undefined]);
     const missing: Block[] = [];

@@ -1,14 +1,14 @@
 // What the summary and the reconciliation keep between requests (sealed-answer.ts): the
-// JSON text of their rows of a sealed block of buckets (a day's, or its sealed part), per
-// market maker and pair, as bytes as sent. All of a window's buckets but the first (cut by
-// its start) and the open ones are sealed, and reading, merging and writing thousands of
-// rows of over a hundred columns costs far more than copying their text. A block's text is
-// kept with the write count of its hours (market_writes, all the sources together:
-// trusted, reported, book, trade) and used while that count stands, as the market caches
-// keep theirs (api/market-caches/sealing.ts); the text of a market maker and pair is the
-// same for every caller who sees it, so callers share it. A piece is compressed once, when
-// a client that takes gzip first gets it (api/http/compressed-pieces.ts), and kept so. One
-// MarketMakerCaches per API's dependencies (ApiDeps.marketMakerCaches).
+// JSON text of their rows of a sealed block of buckets (a day's, or its sealed part), or of
+// the open block as read to an end within a minute, per market maker and pair, as bytes as
+// sent. Reading, merging and writing thousands of rows of over a hundred columns costs far
+// more than copying their text. A block's text is kept with the write count of its hours
+// (market_writes, all the sources together: trusted, reported, book, trade) and used while
+// that count stands, as the market caches keep theirs (api/market-caches/sealing.ts); the
+// text of a market maker and pair is the same for every caller who sees it, so callers
+// share it. A piece is compressed once, after a client that takes gzip first gets it
+// (api/http/compressed-pieces.ts), and kept so. One MarketMakerCaches per API's
+// dependencies (ApiDeps.marketMakerCaches).
 import { ByteLru } from '../../market-caches/sealing.ts';
 import type { Piece } from '../../http/compressed-pieces.ts';
 
