@@ -124,18 +124,21 @@ export async function sealedAnswer(
   if (w.interval === 'a') return assemble(cells, [], [await opts.compute(req)]);
   const blocks = blocksOf(w, sealedBefore({ latenessMs: s.deps.config.latenessMs, now: s.deps.now }));
   // An open block whose part in the window is one range from its first bucket's start
-  // (today's, at `1d`) is kept too, by the minute its end falls in. Every row read is of a
-  // whole minute or an aligned bucket, so two ends strictly inside one minute read the same
-  // rows; a write into the block since shows as a new count.
-  const openMinute = (bk: Block): number | undefined => {
+  // (today's, at `1d`) is kept too, under its end: an end on a minute's start alone, any end
+  // strictly inside a minute for that minute. Every row read is a whole minute's or an
+  // aligned bucket's, so such ends read the same rows, whether a read takes the rows that
+  // start before the end or those that end by it; a write into the block since shows as a
+  // new count.
+  const openEnd = (bk: Block): string | undefined => {
     const end = bk.ranges[0]?.[1];
-    return !bk.sealed && bk.ranges.length === 1 && bk.ranges[0]![0] === bk.from && end !== undefined && end % MINUTE_MS !== 0 ? Math.floor(end / MINUTE_MS) : undefined;
+    if (bk.sealed || bk.ranges.length !== 1 || bk.ranges[0]![0] !== bk.from || end === undefined) return undefined;
+    return end % MINUTE_MS === 0 ? `at ${end}` : `within ${Math.floor(end / MINUTE_MS)}`;
   };
   // A sealed block cut by the window (its first day, from a lookback's start) is kept by its
   // part in the window: that part moves with the window, so such an entry serves a few requests.
   const keyOf = (bk: Block) =>
-    `${opts.variant}|${w.interval}|${w.zone}|${w.zoned}|${bk.b}|${bk.to}|${!bk.sealed ? `open ${openMinute(bk)}` : bk.whole ? '' : bk.ranges.map((r) => r.join('-')).join(',')}`;
-  const keepable = cache.enabled ? blocks.filter((bk) => bk.sealed || openMinute(bk) !== undefined) : [];
+    `${opts.variant}|${w.interval}|${w.zone}|${w.zoned}|${bk.b}|${bk.to}|${!bk.sealed ? `open ${openEnd(bk)}` : bk.whole ? '' : bk.ranges.map((r) => r.join('-')).join(',')}`;
+  const keepable = cache.enabled ? blocks.filter((bk) => bk.sealed || openEnd(bk) !== undefined) : [];
   const open = blocks.filter((bk) => !keepable.includes(bk));
   const versionsOf = async (bks: Block[]): Promise<Map<Block, number>> => {
     const writes = await s.readings.metrics.summaryWrites(Math.min(...bks.map((bk) => bk.from)), Math.max(...bks.map((bk) => bk.to)));
