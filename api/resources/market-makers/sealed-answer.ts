@@ -1,9 +1,9 @@
 // A market-maker answer (summary, reconciliation) as JSON text put together from pieces:
 // per market maker and pair (a cell, in the answer's order) and per block of buckets (the
 // buckets of one day in the window's zone that are all sealed or all not), the text of its
-// rows. The text of a sealed block is kept between requests (sealed-rows.ts) with the write
-// count of its hours and used while that count stands; the other blocks are read and
-// written anew, all in one read. The pieces are sent as they are, or gzipped piece by piece
+// rows. The text of a sealed block, and of the open one for its end's minute, is kept
+// between requests (sealed-rows.ts) with the write count of its hours and used while that
+// count stands; the other blocks are read and written anew, all in one read. The pieces are sent as they are, or gzipped piece by piece
 // (api/http/compressed-pieces.ts) with kept pieces compressed once.
 import { DateTime } from 'luxon';
 import { COMMA, CLOSE, OPEN, Piece, compressInBackground } from '../../http/compressed-pieces.ts';
