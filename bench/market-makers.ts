@@ -157,6 +157,8 @@ interface Captured {
   sql: string;
   params: Params;
   settings?: ClickHouseSettings;
+  /** Read in the binary row format (ClickHouse.queryBinary), as the bare runs then read it too. */
+  binary: boolean;
   wave: number;
   /** When the API's run of it started and ended (performance.now()), its rows parsed. */
   started: number;
@@ -175,19 +177,25 @@ class QueryRecorder {
 
   constructor(ch: ClickHouse) {
     const query: ClickHouse['query'] = ch.query.bind(ch);
-    ch.query = <T>(sql: string, params?: Params, settings?: ClickHouseSettings): Promise<T[]> => {
-      if (!this.recording || !params || !('tz' in params || /\bmarket_writes\b/.test(sql))) return query<T>(sql, params, settings);
+    const queryBinary: ClickHouse['queryBinary'] = ch.queryBinary.bind(ch);
+    const record = <T>(c: Omit<Captured, 'wave' | 'started'>, run: () => Promise<T[]>): Promise<T[]> => {
+      if (!this.recording || !('tz' in c.params || /\bmarket_writes\b/.test(c.sql))) return run();
       if (this.running === 0) this.wave++;
-      const c: Captured = { sql, params, settings, wave: this.wave, started: performance.now() };
-      this.recording.push(c);
+      const captured: Captured = { ...c, wave: this.wave, started: performance.now() };
+      this.recording.push(captured);
       this.running++;
-      return query<T>(sql, params, settings).finally(() => {
+      return run().finally(() => {
         this.running--;
-        c.ended = performance.now();
+        captured.ended = performance.now();
       });
     };
+    ch.query = <T>(sql: string, params: Params = {}, settings?: ClickHouseSettings): Promise<T[]> => record({ sql, params, settings, binary: false }, () => query<T>(sql, params, settings));
+    ch.queryBinary = <T>(sql: string, params: Params = {}): Promise<T[]> => record({ sql, params, binary: true }, () => queryBinary<T>(sql, params));
   }
 }
+
+/** A recorded statement run again as the API ran it, its rows read. */
+const runAgain = (bare: ClickHouse, c: Captured): Promise<unknown[]> => (c.binary ? bare.queryBinary(c.sql, c.params) : bare.query(c.sql, c.params, c.settings));
 
 interface Series {
   http: number[];
@@ -465,7 +473,7 @@ async function cacheDropper(ch: ClickHouse, service: Service): Promise<() => Pro
 async function bareOnce(bare: ClickHouse, queries: Captured[]): Promise<number> {
   const t = performance.now();
   for (const wave of [...new Set(queries.map((q) => q.wave))]) {
-    await Promise.all(queries.filter((q) => q.wave === wave).map((q) => bare.query(q.sql, q.params, q.settings)));
+    await Promise.all(queries.filter((q) => q.wave === wave).map((q) => runAgain(bare, q)));
   }
   return performance.now() - t;
 }
@@ -603,7 +611,7 @@ async function breakdown(
     let n = 0;
     for (let i = 0; i < BREAKDOWN_RUNS; i++) {
       const t0 = performance.now();
-      n = (await bare.query(c.sql, c.params, c.settings)).length;
+      n = (await runAgain(bare, c)).length;
       times.push(performance.now() - t0);
     }
     alone.push({ label: labelOf(c), ms: p(times), rows: n });

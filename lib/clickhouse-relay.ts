@@ -14,6 +14,7 @@ import { ClickHouseQueryError, ClickHouseStoppedError } from './clickhouse-error
 
 type Call =
   | { id: number; op: 'query'; sql: string; params: Params; settings?: ClickHouseSettings }
+  | { id: number; op: 'queryBinary'; sql: string; params: Params }
   | { id: number; op: 'jsonLines'; sql: string; keys: string[]; columns: string[]; params: Params }
   | { id: number; op: 'command'; sql: string; params: Params; opts: CommandOptions }
   | { id: number; op: 'insert'; table: string; rows: object[]; opts: InsertOptions }
@@ -52,6 +53,9 @@ export function serveClickHouse(ch: ClickHouse, port: MessagePort): void {
     switch (call.op) {
       case 'query':
         done = ch.query(call.sql, mapParams(call.params, decodeParam), call.settings);
+        break;
+      case 'queryBinary':
+        done = ch.queryBinary(call.sql, mapParams(call.params, decodeParam));
         break;
       case 'jsonLines':
         done = ch.jsonLines(call.sql, call.keys, call.columns, mapParams(call.params, decodeParam));
@@ -121,6 +125,7 @@ export function relayedClickHouse(port: MessagePort): ClickHouse {
     });
   return {
     query: <T>(sql: string, params: Params = {}, settings?: ClickHouseSettings) => call<T[]>({ op: 'query', sql, params: mapParams(params, encodeParam), settings }),
+    queryBinary: <T>(sql: string, params: Params = {}) => call<T[]>({ op: 'queryBinary', sql, params: mapParams(params, encodeParam) }),
     jsonArray: () => Promise.reject(new Error('jsonArray is not relayed: a worker reads no answers to pass on')),
     jsonLines: (sql, keys, columns, params = {}) => call<Uint8Array>({ op: 'jsonLines', sql, keys, columns, params: mapParams(params, encodeParam) }).then((b) => Buffer.from(b.buffer, b.byteOffset, b.byteLength)),
     command: (sql, params = {}, opts = {}) => call<void>({ op: 'command', sql, params: mapParams(params, encodeParam), opts }),

@@ -1,0 +1,111 @@
+// ClickHouse's RowBinaryWithNamesAndTypes output read into objects, as the JSON reads give
+// them: 64-bit integers as numbers, a number that is not finite as null (the JSON output
+// writes NaN and infinities as null). For reads of many numbers, which the engine writes in
+// a fraction of the time JSON takes it, and Node reads without parsing text.
+
+type Reader = (r: Cursor) => unknown;
+
+class Cursor {
+  pos = 0;
+  constructor(readonly buf: Buffer) {}
+
+  /** An unsigned LEB128 length. */
+  varUInt(): number {
+    let n = 0;
+    let shift = 0;
+    for (;;) {
+      const b = this.buf[this.pos++]!;
+      n += (b & 0x7f) * 2 ** shift;
+      if (b < 0x80) return n;
+      shift += 7;
+    }
+  }
+
+  string(): string {
+    const n = this.varUInt();
+    const s = this.buf.toString('utf8', this.pos, this.pos + n);
+    this.pos += n;
+    return s;
+  }
+}
+
+const finite = (x: number): number | null => (Number.isFinite(x) ? x : null);
+
+const SCALARS: Record<string, Reader> = {
+  String: (r) => r.string(),
+  Bool: (r) => r.buf[r.pos++] === 1,
+  UInt8: (r) => r.buf[r.pos++],
+  Int8: (r) => r.buf.readInt8(r.pos++),
+  UInt16: (r) => ((r.pos += 2), r.buf.readUInt16LE(r.pos - 2)),
+  Int16: (r) => ((r.pos += 2), r.buf.readInt16LE(r.pos - 2)),
+  UInt32: (r) => ((r.pos += 4), r.buf.readUInt32LE(r.pos - 4)),
+  Int32: (r) => ((r.pos += 4), r.buf.readInt32LE(r.pos - 4)),
+  // Past 2^53 a number loses digits, as the JSON read's numbers do.
+  UInt64: (r) => ((r.pos += 8), r.buf.readUInt32LE(r.pos - 8) + r.buf.readUInt32LE(r.pos - 4) * 2 ** 32),
+  Int64: (r) => ((r.pos += 8), r.buf.readUInt32LE(r.pos - 8) + r.buf.readInt32LE(r.pos - 4) * 2 ** 32),
+  Float32: (r) => ((r.pos += 4), finite(r.buf.readFloatLE(r.pos - 4))),
+  Float64: (r) => ((r.pos += 8), finite(r.buf.readDoubleLE(r.pos - 8))),
+  DateTime: (r) => ((r.pos += 4), r.buf.readUInt32LE(r.pos - 4)),
+};
+
+/** The reader of a column type as the engine names it; an error for a type not read here. */
+function readerOf(type: string): Reader {
+  const scalar = SCALARS[type.startsWith("DateTime('") ? 'DateTime' : type];
+  if (scalar) return scalar;
+  const inner = /^(Nullable|Array|LowCardinality|Tuple)\((.*)\)$/.exec(type);
+  if (!inner) throw new Error(`RowBinary: column type not supported: ${type}`);
+  if (inner[1] === 'Tuple') {
+    // As an array, as the JSON output writes an unnamed tuple.
+    const items = tupleItems(inner[2]!).map(readerOf);
+    return (r) => items.map((item) => item(r));
+  }
+  const item = readerOf(inner[2]!);
+  if (inner[1] === 'LowCardinality') return item;
+  if (inner[1] === 'Nullable') return (r) => (r.buf[r.pos++] === 1 ? null : item(r));
+  return (r) => {
+    const n = r.varUInt();
+    const out = new Array<unknown>(n);
+    for (let i = 0; i < n; i++) out[i] = item(r);
+    return out;
+  };
+}
+
+/** A tuple's item types, split at the commas outside parentheses and quotes; a named item's name dropped. */
+function tupleItems(list: string): string[] {
+  const out: string[] = [];
+  let depth = 0;
+  let quoted = false;
+  let start = 0;
+  for (let i = 0; i <= list.length; i++) {
+    const c = list[i];
+    if (c === "'" && list[i - 1] !== '\\') quoted = !quoted;
+    if (quoted) continue;
+    if (c === '(') depth++;
+    else if (c === ')') depth--;
+    else if ((c === ',' && depth === 0) || i === list.length) {
+      const item = list.slice(start, i).trim();
+      if (/^\w+ /.test(item) && !/^\w+\(/.test(item)) throw new Error(`RowBinary: named tuple not supported: ${list}`);
+      out.push(item);
+      start = i + 1;
+    }
+  }
+  return out;
+}
+
+/** The rows of a RowBinaryWithNamesAndTypes output, each an object keyed by column name. */
+export function readRowBinary<T>(buf: Buffer): T[] {
+  if (buf.length === 0) return [];
+  const r = new Cursor(buf);
+  const n = r.varUInt();
+  const names: string[] = [];
+  for (let i = 0; i < n; i++) names.push(r.string());
+  const readers: Reader[] = [];
+  for (let i = 0; i < n; i++) readers.push(readerOf(r.string()));
+  const rows: T[] = [];
+  while (r.pos < buf.length) {
+    const row: Record<string, unknown> = {};
+    for (let i = 0; i < n; i++) row[names[i]!] = readers[i]!(r);
+    rows.push(row as T);
+  }
+  return rows;
+}
