@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { createApp } from './app.ts';
 import type { ApiDeps } from './deps.ts';
 import { headersTooLarge } from './http/errors.ts';
+import { startRowTextHelper } from './resources/market-makers/row-text-threads.ts';
 
 /** A request line and headers (a long query string) up to this size are read; beyond it, 431. */
 const MAX_HEADER_BYTES = 64 * 1024;
@@ -35,6 +36,8 @@ export interface RunningApi {
 /** Serves the API; port 0 picks a free port (tests). */
 export async function startApi(deps: ApiDeps, host: string, port: number): Promise<RunningApi> {
   const app = createApp(deps);
+  // The market-maker answers' second core, ready before the first of them.
+  startRowTextHelper();
   const server = http.createServer({ maxHeaderSize: MAX_HEADER_BYTES }, app.callback());
   server.on('clientError', answerClientError);
   server.listen(port, host);

@@ -15,7 +15,9 @@ import { validators } from '../market/schemas.ts';
 import { parseMmRequest, type MmRequest } from './request.ts';
 import type { MmHandler, MmServices } from './services.ts';
 import { sendPieces, wantsGzip, type Piece } from '../../http/compressed-pieces.ts';
-import { addText, answerCells, lastJson, scalarJson, sealedAnswer, type Texts } from './sealed-answer.ts';
+import { addText, answerCells, sealedAnswer, type Texts } from './sealed-answer.ts';
+import { KIND, RowPacker } from './row-text.ts';
+import { writeRowText } from './row-text-threads.ts';
 
 /** A row's flags and values per metric, by the overstatement rule at the tolerance. */
 function judged(row: ReconciledRow, tolerance: number) {
@@ -75,31 +77,44 @@ export const reconciliation: MmHandler = (s) => async (ctx, raw) => {
   sendRows(ctx, rows, columns, out);
 };
 
-/** The answer's JSON text, as JSON.stringify writes the rows, sealed blocks' text kept between requests. */
+/** The answer's JSON text, as JSON.stringify writes the rows (from packed rows: row-text.ts), sealed blocks' text kept between requests. */
 async function reconciliationJson(s: MmServices, req: MmRequest, tolerance: number, metrics: string[], gzip: boolean): Promise<Piece[]> {
   const w = req.window;
   const cells = answerCells(req);
-  const names = metrics.map((m) => [`,"${m}_reported":`, `,"${m}_trusted":`, `,"${m}_diff_pct":`, `,"${m}_flag":`] as const);
+  const names = ['tolerance_pct', 'flag', 'flagged', ...metrics.flatMap((m) => [`${m}_reported`, `${m}_trusted`, `${m}_diff_pct`, `${m}_flag`])];
+  const keys = names.map((name) => `,${JSON.stringify(name)}:`);
+  const kinds = Uint8Array.from(names, (name, i) => (i === 2 ? KIND.text : name === 'flag' || name.endsWith('_flag') ? KIND.bool : KIND.number));
   const quoted = metrics.map((m) => JSON.stringify(m));
+  const num = (v: number | null) => (v === null ? NaN : v);
   const compute = async (part: MmRequest): Promise<Texts> => {
-    const texts: Texts = new Map();
     const byCell = new Map(cells.map((c) => [`${c.maker}\u0000${c.pair.exchange}\u0000${c.pair.pair}`, c]));
     const timestamps = new Map<number, string>();
-    const [reportedJson, trustedJson, diffJson] = [lastJson(), lastJson(), lastJson()];
-    for (const row of await reconcile(s.readings, part, s.deps.config.latenessMs)) {
+    const found = await reconcile(s.readings, part, s.deps.config.latenessMs);
+    const packer = new RowPacker(keys, kinds, found.length);
+    const groups: [string, number][] = [];
+    for (const row of found) {
       const cell = byCell.get(`${row.maker}\u0000${row.pair.exchange}\u0000${row.pair.pair}`);
       if (!cell) continue;
       let ts = timestamps.get(row.b);
       if (ts === undefined) timestamps.set(row.b, (ts = w.interval === 'a' ? '' : `,"timestamp":${JSON.stringify(timestampOf(w, row.b).timestamp)}`));
       const { each, flagged } = judged(row, tolerance);
-      let r = `${cell.head}${ts},"tolerance_pct":${scalarJson(tolerance)},"flag":${flagged.length > 0},"flagged":[${flagged.map((i) => quoted[i]).join(',')}]`;
+      const r = packer.add(cell.head, ts);
+      r[0] = tolerance;
+      r[1] = flagged.length > 0 ? 1 : 0;
+      r[2] = packer.text(`[${flagged.map((i) => quoted[i]).join(',')}]`);
       for (let i = 0; i < each.length; i++) {
         const x = each[i]!;
-        const n = names[i]!;
-        r += `${n[0]}${reportedJson(x.reported)}${n[1]}${trustedJson(x.trusted)}${n[2]}${diffJson(x.diff)}${n[3]}${x.flag}`;
+        r[3 + 4 * i] = num(x.reported);
+        r[4 + 4 * i] = num(x.trusted);
+        r[5 + 4 * i] = num(x.diff);
+        r[6 + 4 * i] = x.flag ? 1 : 0;
       }
-      addText(texts, cell.key, row.b, `${r}}`);
+      // Each row a text of its own: a cell's bucket has one row.
+      if (packer.endGroup()) groups.push([cell.key, row.b]);
     }
+    const written = await writeRowText(packer.packed());
+    const texts: Texts = new Map();
+    groups.forEach(([cell, b], g) => addText(texts, cell, b, written.group(g)));
     return texts;
   };
   return sealedAnswer(s, req, { cache: s.caches.reconciliation, variant: `reconciliation|${req.levels.join(',')}|${tolerance}`, cells, compute, gzip });

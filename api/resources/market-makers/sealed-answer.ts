@@ -32,35 +32,13 @@ export interface AnswerCell {
  */
 export type Texts = Map<string, Map<number, Buffer>>;
 
-/** A value as JSON.stringify writes it (a number that is not finite as null). */
-export function scalarJson(v: number | string | boolean | null): string {
-  if (typeof v === 'number') return Number.isFinite(v) ? String(v) : 'null';
-  return typeof v === 'string' ? JSON.stringify(v) : String(v);
-}
-
-/**
- * scalarJson that remembers the last value written: a wallet's depth is the same at every
- * level beyond its farthest order, and writing a number costs more than comparing it (0 and
- * -0 are written alike).
- */
-export function lastJson(): (v: number | null) => string {
-  let last: number | null | undefined;
-  let text = '';
-  return (v) => {
-    if (v !== last) {
-      last = v;
-      text = scalarJson(v);
-    }
-    return text;
-  };
-}
-
 /** Sets `texts[cell][b]` to the rows' text, after what is there. */
-export function addText(texts: Texts, cell: string, b: number, text: string): void {
+export function addText(texts: Texts, cell: string, b: number, text: Uint8Array): void {
   let m = texts.get(cell);
   if (!m) texts.set(cell, (m = new Map()));
   const before = m.get(b);
-  m.set(b, before === undefined ? Buffer.from(text) : Buffer.concat([before, COMMA_BYTES, Buffer.from(text)]));
+  const bytes = Buffer.from(text.buffer, text.byteOffset, text.byteLength);
+  m.set(b, before === undefined ? bytes : Buffer.concat([before, COMMA_BYTES, bytes]));
 }
 
 interface Block {

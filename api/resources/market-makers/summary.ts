@@ -4,8 +4,9 @@
 // wallet's trusted values has a row per wallet (`source: wallet`), else the reported row.
 //
 // The JSON answer is written as text per market maker, pair and bucket (the same text
-// JSON.stringify gives of the rows), and the text of sealed buckets is kept between
-// requests (sealed-rows.ts): only the buckets not kept are read and written anew.
+// JSON.stringify gives of the rows, written from packed rows on both cores: row-text.ts),
+// and the text of sealed buckets is kept between requests (sealed-rows.ts): only the
+// buckets not kept are read and written anew.
 import { presentOrganization } from '../../presenters.ts';
 import { sendRows, wantsCsv } from '../../http/csv.ts';
 import { timeColumnNames, timestampOf } from '../../../domain/market/timestamps.ts';
@@ -14,7 +15,9 @@ import { INTERVALS } from '../../../domain/market/facts.ts';
 import { depthNames, parseMmRequest, type MmRequest } from './request.ts';
 import type { MmHandler, MmServices } from './services.ts';
 import { sendPieces, wantsGzip, type Piece } from '../../http/compressed-pieces.ts';
-import { addText, answerCells, lastJson, scalarJson, sealedAnswer, type Texts } from './sealed-answer.ts';
+import { addText, answerCells, sealedAnswer, type Texts } from './sealed-answer.ts';
+import { KIND, RowPacker } from './row-text.ts';
+import { writeRowText } from './row-text-threads.ts';
 import { coverage, shownValues, type Values } from '../../../domain/market-makers/values.ts';
 import type { Cell, Want } from '../../../domain/market-makers/readings.ts';
 
@@ -95,14 +98,19 @@ function rowsOf(c: Cell, whole: Values | undefined, levels: number): Scalar[][] 
 async function summaryJson(s: MmServices, req: MmRequest, shape: Shape, gzip: boolean): Promise<Piece[]> {
   const w = req.window;
   const cells = answerCells(req);
-  const names = shape.valueColumns.map((name) => `,${JSON.stringify(name)}:`);
+  const n = shape.levels;
+  // The columns of rowsOf, packed as numbers (row-text.ts): is_trusted, source, wallet id and
+  // number, volume and its coverage, then depth and coverage at each level.
+  const keys = shape.valueColumns.map((name) => `,${JSON.stringify(name)}:`);
+  const kinds = Uint8Array.from(shape.valueColumns, (_, i) => (i === 0 ? KIND.bool : i === 1 ? KIND.text : KIND.number));
   const compute = async (part: MmRequest): Promise<Texts> => {
-    const texts: Texts = new Map();
     const { cells: found, market } = await s.readings.values(part, WANT);
     const byCell = new Map(cells.map((c) => [`${c.maker}\u0000${c.pair.exchange}\u0000${c.pair.pair}`, c]));
     const timestamps = new Map<number, string>();
-    const n = shape.levels;
-    const json = lastJson();
+    const packer = new RowPacker(keys, kinds, found.length);
+    const [wallet, organization] = [packer.text('"wallet"'), packer.text('"organization"')];
+    const groups: [string, number][] = [];
+    const num = (v: number | null) => (v === null ? NaN : v);
     for (const c of found) {
       const cell = byCell.get(`${c.maker}\u0000${c.pair.exchange}\u0000${c.pair.pair}`);
       if (!cell) continue;
@@ -111,19 +119,26 @@ async function summaryJson(s: MmServices, req: MmRequest, shape: Shape, gzip: bo
       let ts = timestamps.get(c.b);
       if (ts === undefined) timestamps.set(c.b, (ts = w.interval === 'a' ? '' : `,"timestamp":${JSON.stringify(timestampOf(w, c.b).timestamp)}`));
       const whole = market(c.pair, c.b);
-      let text = '';
-      for (const { values: v, wallet } of shown) {
-        // The columns of rowsOf written one by one, as JSON.stringify writes them: an object
-        // of 111 keys built per row to stringify it cost more than the text itself.
-        let r = `${cell.head}${ts}${names[0]}${wallet !== undefined}${names[1]}${wallet ? '"wallet"' : '"organization"'}${names[2]}${wallet ? scalarJson(wallet.id) : 'null'}${names[3]}${wallet ? scalarJson(wallet.number) : 'null'}${names[4]}${scalarJson(v.volume)}${names[5]}${scalarJson(coverage(v.volume, whole?.volume))}`;
-        for (let i = 0; i < n; i++) r += names[6 + i]! + json(v.bid[i]!);
-        for (let i = 0; i < n; i++) r += names[6 + n + i]! + json(v.ask[i]!);
-        for (let i = 0; i < n; i++) r += names[6 + 2 * n + i]! + json(coverage(v.bid[i]!, whole?.bid[i]));
-        for (let i = 0; i < n; i++) r += names[6 + 3 * n + i]! + json(coverage(v.ask[i]!, whole?.ask[i]));
-        text = text === '' ? `${r}}` : `${text},${r}}`;
+      for (const { values: v, wallet: wt } of shown) {
+        const r = packer.add(cell.head, ts);
+        r[0] = wt ? 1 : 0;
+        r[1] = wt ? wallet : organization;
+        r[2] = wt ? wt.id : NaN;
+        r[3] = wt ? wt.number : NaN;
+        r[4] = num(v.volume);
+        r[5] = num(coverage(v.volume, whole?.volume));
+        for (let i = 0; i < n; i++) {
+          r[6 + i] = num(v.bid[i]!);
+          r[6 + n + i] = num(v.ask[i]!);
+          r[6 + 2 * n + i] = num(coverage(v.bid[i]!, whole?.bid[i]));
+          r[6 + 3 * n + i] = num(coverage(v.ask[i]!, whole?.ask[i]));
+        }
       }
-      addText(texts, cell.key, c.b, text);
+      if (packer.endGroup()) groups.push([cell.key, c.b]);
     }
+    const written = await writeRowText(packer.packed());
+    const texts: Texts = new Map();
+    groups.forEach(([cell, b], g) => addText(texts, cell, b, written.group(g)));
     return texts;
   };
   return sealedAnswer(s, req, { cache: s.caches.summary, variant: `summary|${req.levels.join(',')}`, cells, compute, gzip });

@@ -1,0 +1,152 @@
+// Writes the text of packed rows (row-text.ts) on both cores: about half the groups in a
+// helper thread, the rest on the caller's thread in slices between which the event loop
+// runs, so other requests are not held for the whole answer. A month of rows is over a
+// second of writing numbers on one core. The helper is one for the process, started when
+// the API starts (or at the first answer); while it is not ready, or if it fails, the
+// caller's thread writes everything: an answer never waits for the helper to come back.
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import { Worker } from 'node:worker_threads';
+import { writeGroups, type PackedRows, type WrittenGroups } from './row-text.ts';
+
+export interface RowTextRequest {
+  id: number;
+  rows: PackedRows;
+}
+
+export type RowTextReply = { id: number; bytes: Uint8Array; ends: Uint32Array } | { id: number; error: string } | { ready: true };
+
+/** Fewer rows than this are written on the caller's thread alone: the hand-over costs more than it saves. */
+const HELPER_MIN_ROWS = 2000;
+/** Rows the caller's thread writes between two turns of the event loop. */
+const SLICE_ROWS = 1000;
+
+const ENTRY = new URL('./row-text-thread.mjs', import.meta.url);
+
+/** The written text of every group of some packed rows. */
+export interface WrittenText {
+  /** Group g's bytes. */
+  group(g: number): Uint8Array;
+}
+
+class Helper {
+  private worker: Worker | undefined;
+  private ready = false;
+  private seq = 0;
+  private readonly waiting = new Map<number, { resolve: (w: WrittenGroups) => void; reject: (e: Error) => void }>();
+
+  start(): void {
+    if (this.worker) return;
+    const worker = new Worker(ENTRY);
+    this.worker = worker;
+    this.ready = false;
+    // Its work is always awaited by a request, which keeps the process alive.
+    worker.unref();
+    worker.on('message', (r: RowTextReply) => {
+      if ('ready' in r) {
+        if (this.worker === worker) this.ready = true;
+        return;
+      }
+      const w = this.waiting.get(r.id);
+      this.waiting.delete(r.id);
+      if ('error' in r) w?.reject(new Error(r.error));
+      else w?.resolve({ bytes: r.bytes, ends: r.ends });
+    });
+    const gone = (e: Error) => {
+      if (this.worker === worker) {
+        this.worker = undefined;
+        this.ready = false;
+      }
+      for (const w of this.waiting.values()) w.reject(e);
+      this.waiting.clear();
+    };
+    worker.on('error', gone);
+    worker.on('exit', (code) => gone(new Error(`row text thread exited (${code})`)));
+  }
+
+  /** Writes `rows` in the helper; undefined when it is not ready (started now if gone). */
+  write(rows: PackedRows): Promise<WrittenGroups> | undefined {
+    if (!this.worker) this.start();
+    if (!this.ready) return undefined;
+    const worker = this.worker!;
+    const id = ++this.seq;
+    return new Promise<WrittenGroups>((resolve, reject) => {
+      this.waiting.set(id, { resolve, reject });
+      worker.postMessage({ id, rows } satisfies RowTextRequest, [rows.rows.buffer as ArrayBuffer]);
+    });
+  }
+}
+
+const helper = new Helper();
+
+/** Rows the helper thread has written, for the benchmark and the tests to see it at work. */
+export const rowTextHelped = { rows: 0 };
+
+/** Starts the helper thread, so that the first answer finds it ready. */
+export function startRowTextHelper(): void {
+  helper.start();
+}
+
+/** Groups [from, to) of `p` as packed rows of their own, their numbers copied (to be handed over). */
+function partOf(p: PackedRows, from: number, to: number): PackedRows {
+  const width = 2 + p.keys.length;
+  const first = from === 0 ? 0 : p.groupEnds[from - 1]!;
+  const ends = p.groupEnds.slice(from, to).map((e) => e - first);
+  return { ...p, rows: p.rows.slice(first * width, p.groupEnds[to - 1]! * width), groupEnds: ends };
+}
+
+/** Groups [from, to) written on this thread, a slice of rows at a time. */
+async function writeHere(p: PackedRows, from: number, to: number): Promise<WrittenGroups[]> {
+  const parts: WrittenGroups[] = [];
+  let g = from;
+  while (g < to) {
+    if (g > from) await nextTurn();
+    const start = g === 0 ? 0 : p.groupEnds[g - 1]!;
+    let end = g + 1;
+    while (end < to && p.groupEnds[end]! - start < SLICE_ROWS) end++;
+    parts.push(writeGroups(p, g, end));
+    g = end;
+  }
+  return parts;
+}
+
+/** Every group's text of `p`, written here and, for many rows, in the helper thread too. */
+export async function writeRowText(p: PackedRows): Promise<WrittenText> {
+  const groups = p.groupEnds.length;
+  const rows = groups === 0 ? 0 : p.groupEnds[groups - 1]!;
+  // The helper takes the later groups, about half the rows.
+  let split = groups;
+  if (rows >= HELPER_MIN_ROWS) {
+    split = 0;
+    while (split < groups && p.groupEnds[split]! < rows / 2) split++;
+    split = Math.min(groups, split + 1);
+  }
+  const away = split < groups ? helper.write(partOf(p, split, groups)) : undefined;
+  if (!away) split = groups;
+  const here = await writeHere(p, 0, split);
+  let there: WrittenGroups[] = [];
+  if (away) {
+    try {
+      there = [await away];
+      rowTextHelped.rows += p.groupEnds[groups - 1]! - p.groupEnds[split - 1]!;
+    } catch {
+      there = await writeHere(p, split, groups);
+    }
+  }
+  // Group g in the parts written, in order.
+  const parts = [...here, ...there];
+  const starts: number[] = [];
+  let n = 0;
+  for (const part of parts) {
+    starts.push(n);
+    n += part.ends.length;
+  }
+  return {
+    group(g: number): Uint8Array {
+      let i = parts.length - 1;
+      while (starts[i]! > g) i--;
+      const part = parts[i]!;
+      const k = g - starts[i]!;
+      return part.bytes.subarray(k === 0 ? 0 : part.ends[k - 1]!, part.ends[k]!);
+    },
+  };
+}

@@ -1,0 +1,201 @@
+// The JSON text of the market-maker answers' rows (summary, reconciliation), written from
+// packed rows: each row a run of numbers in a Float64Array (its head, its timestamp, then
+// one number per column), the texts it names in tables beside. Packed, the rows cross to a
+// helper thread without copying objects, and the text, most of an answer's time (a month
+// is millions of numbers to write), is written on both cores (row-text-threads.ts).
+//
+// What is written is what JSON.stringify writes of the same rows: keys in the columns'
+// order, a number that is not finite as null (a value unknown to the endpoint is packed as
+// NaN), booleans as true and false.
+
+/** How a column's number is written: a number, a boolean (0 false, else true), or the text of that index in `texts`. */
+export const KIND = { number: 0, bool: 1, text: 2 } as const;
+
+export interface PackedRows {
+  /** Each row's start: `{"organization":...,"pair":...`, by index. */
+  heads: string[];
+  /** Each row's time columns after its head (`,"timestamp":"..."`, or none), by index. */
+  stamps: string[];
+  /** JSON texts a text column's number indexes. */
+  texts: string[];
+  /** Per column: its key as written, `,"name":`. */
+  keys: string[];
+  /** Per column: its KIND. */
+  kinds: Uint8Array;
+  /** 2 + keys.length numbers a row: head index, stamp index, then the columns. */
+  rows: Float64Array;
+  /** Rows written as one text, their JSON objects joined by commas: per group, the index of the row after its last. */
+  groupEnds: Uint32Array;
+}
+
+/** The text of groups [from, to): all their bytes, and where each group's ends in them. */
+export interface WrittenGroups {
+  bytes: Uint8Array;
+  ends: Uint32Array;
+}
+
+/** A growing byte buffer written with ASCII and pre-encoded bytes. */
+class Bytes {
+  buf: Uint8Array;
+  pos = 0;
+
+  constructor(size: number) {
+    this.buf = new Uint8Array(Math.max(1024, size));
+  }
+
+  room(n: number): void {
+    if (this.pos + n <= this.buf.length) return;
+    const next = new Uint8Array(Math.max(this.buf.length * 2, this.pos + n));
+    next.set(this.buf.subarray(0, this.pos));
+    this.buf = next;
+  }
+
+  /** A string of ASCII only (a number's text), written without an encoder call: they are millions of short strings. */
+  ascii(s: string): void {
+    this.room(s.length);
+    const buf = this.buf;
+    let pos = this.pos;
+    for (let i = 0; i < s.length; i++) buf[pos++] = s.charCodeAt(i);
+    this.pos = pos;
+  }
+
+  bytes(b: Uint8Array): void {
+    this.room(b.length);
+    this.buf.set(b, this.pos);
+    this.pos += b.length;
+  }
+
+  byte(c: number): void {
+    this.room(1);
+    this.buf[this.pos++] = c;
+  }
+}
+
+const encoder = new TextEncoder();
+const NULL = encoder.encode('null');
+const TRUE = encoder.encode('true');
+const FALSE = encoder.encode('false');
+const COMMA = 0x2c;
+const CLOSE = 0x7d;
+
+/** Writes groups [from, to) of `p` (all of them by default). */
+export function writeGroups(p: PackedRows, from = 0, to = p.groupEnds.length): WrittenGroups {
+  const heads = p.heads.map((h) => encoder.encode(h));
+  const stamps = p.stamps.map((s) => encoder.encode(s));
+  const texts = p.texts.map((t) => encoder.encode(t));
+  const keys = p.keys.map((k) => encoder.encode(k));
+  const { kinds, rows, groupEnds } = p;
+  const columns = keys.length;
+  const width = 2 + columns;
+  const first = from === 0 ? 0 : groupEnds[from - 1]!;
+  const last = to === 0 ? 0 : groupEnds[to - 1]!;
+  // A column's key and a number's text, about 32 bytes; the buffer grows when short.
+  const out = new Bytes((last - first) * (64 + columns * 32));
+  const ends = new Uint32Array(to - from);
+  let row = first;
+  // A depth is the same at every level beyond the farthest order: writing a number costs
+  // far more than comparing it with the last one written (0 and -0 alike, both "0").
+  let lastNumber = NaN;
+  let lastText = 'null';
+  for (let g = from; g < to; g++) {
+    const end = groupEnds[g]!;
+    for (let r = row; r < end; r++) {
+      if (r > row) out.byte(COMMA);
+      const at = r * width;
+      out.bytes(heads[rows[at]!]!);
+      out.bytes(stamps[rows[at + 1]!]!);
+      for (let c = 0; c < columns; c++) {
+        out.bytes(keys[c]!);
+        const v = rows[at + 2 + c]!;
+        const kind = kinds[c];
+        if (kind === KIND.number) {
+          if (v !== lastNumber) {
+            lastNumber = v;
+            lastText = Number.isFinite(v) ? String(v) : 'null';
+          }
+          if (Number.isFinite(v)) out.ascii(lastText);
+          else out.bytes(NULL);
+        } else if (kind === KIND.bool) out.bytes(Number.isNaN(v) ? NULL : v !== 0 ? TRUE : FALSE);
+        else out.bytes(texts[v]!);
+      }
+      out.byte(CLOSE);
+    }
+    row = end;
+    ends[g - from] = out.pos;
+  }
+  return { bytes: out.buf.subarray(0, out.pos), ends };
+}
+
+/** Builds PackedRows row by row: the texts interned, the rows' numbers grown as they come. */
+export class RowPacker {
+  private readonly heads = new Map<string, number>();
+  private readonly stamps = new Map<string, number>();
+  private readonly texts = new Map<string, number>();
+  private rows: Float64Array;
+  private n = 0;
+  private readonly ends: number[] = [];
+  private readonly width: number;
+  /** The row being packed: write its columns at row[column] (NaN for an unknown value). */
+  row!: Float64Array;
+
+  constructor(
+    private readonly keys: string[],
+    private readonly kinds: Uint8Array,
+    expectedRows = 1024,
+  ) {
+    this.width = 2 + keys.length;
+    this.rows = new Float64Array(Math.max(1, expectedRows) * this.width);
+  }
+
+  /** The index of a JSON text for a text column. */
+  text(json: string): number {
+    let i = this.texts.get(json);
+    if (i === undefined) this.texts.set(json, (i = this.texts.size));
+    return i;
+  }
+
+  /** Starts a row of this head and stamp; its columns are then written into `row`. */
+  add(head: string, stamp: string): Float64Array {
+    if ((this.n + 1) * this.width > this.rows.length) {
+      const next = new Float64Array(this.rows.length * 2);
+      next.set(this.rows);
+      this.rows = next;
+    }
+    const at = this.n * this.width;
+    this.rows[at] = intern(this.heads, head);
+    this.rows[at + 1] = intern(this.stamps, stamp);
+    this.n++;
+    this.row = this.rows.subarray(at + 2, at + this.width);
+    return this.row;
+  }
+
+  /** Ends a group: the rows since the last group's end are written as one text. Whether there were any (a group made). */
+  endGroup(): boolean {
+    if (this.n === (this.ends[this.ends.length - 1] ?? 0)) return false;
+    this.ends.push(this.n);
+    return true;
+  }
+
+  get groups(): number {
+    return this.ends.length;
+  }
+
+  packed(): PackedRows {
+    this.endGroup();
+    return {
+      heads: [...this.heads.keys()],
+      stamps: [...this.stamps.keys()],
+      texts: [...this.texts.keys()],
+      keys: this.keys,
+      kinds: this.kinds,
+      rows: this.rows.subarray(0, this.n * this.width),
+      groupEnds: Uint32Array.from(this.ends),
+    };
+  }
+}
+
+function intern(m: Map<string, number>, s: string): number {
+  let i = m.get(s);
+  if (i === undefined) m.set(s, (i = m.size));
+  return i;
+}
