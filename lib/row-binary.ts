@@ -52,6 +52,18 @@ const SCALARS: Record<string, Reader> = {
 function readerOf(type: string): Reader {
   const scalar = SCALARS[type.startsWith("DateTime('") ? 'DateTime' : type];
   if (scalar) return scalar;
+  const enumType = /^Enum(8|16)\((.*)\)$/.exec(type);
+  if (enumType) {
+    // As its name, as the JSON output writes it.
+    const names = new Map<number, string>();
+    for (const m of enumType[2]!.matchAll(/'((?:[^'\\]|\\.)*)' = (-?\d+)/g)) names.set(Number(m[2]), m[1]!.replace(/\\(.)/g, '$1'));
+    const size = enumType[1] === '8' ? 1 : 2;
+    return (r) => {
+      const v = size === 1 ? r.buf.readInt8(r.pos) : r.buf.readInt16LE(r.pos);
+      r.pos += size;
+      return names.get(v);
+    };
+  }
   const inner = /^(Nullable|Array|LowCardinality|Tuple)\((.*)\)$/.exec(type);
   if (!inner) throw new Error(`RowBinary: column type not supported: ${type}`);
   if (inner[1] === 'Tuple') {

@@ -73,21 +73,20 @@ export async function reconcile(readings: MarketMakerReadings, req: MmQuery, lat
     c.both.push({ reported: r, trusted: sumWallets(own) });
   }
 
+  // The metric ids are the strings read (metricIds), not written anew per row: a month is
+  // hundreds of thousands of lookups.
   const compare = (c: { both: { reported: ReportedValuesOf; trusted: Values }[] }, id: string, side: (v: Values) => number | null, combine: 'sum' | 'mean'): Compared =>
     compareBuckets(
       c.both.map((x) => ({ reported: x.reported.values.get(id) ?? null, trusted: side(x.trusted) })),
       combine,
     );
-  const rows: ReconciledRow[] = [...cells.values()].map((c) => ({
-    maker: c.maker,
-    pair: c.pair,
-    b: c.b,
-    metrics: [
-      compare(c, 'volume/volume', (v) => v.volume, 'sum'),
-      ...names.map((l, i) => compare(c, `depth/bid_${l}bps`, (v) => v.bid[i]!, 'mean')),
-      ...names.map((l, i) => compare(c, `depth/ask_${l}bps`, (v) => v.ask[i]!, 'mean')),
-    ],
-  }));
+  const n = names.length;
+  const rows: ReconciledRow[] = [...cells.values()].map((c) => {
+    const metrics: Compared[] = [compare(c, metricIds[0]!, (v) => v.volume, 'sum')];
+    for (let i = 0; i < n; i++) metrics.push(compare(c, metricIds[1 + i]!, (v) => v.bid[i]!, 'mean'));
+    for (let i = 0; i < n; i++) metrics.push(compare(c, metricIds[1 + n + i]!, (v) => v.ask[i]!, 'mean'));
+    return { maker: c.maker, pair: c.pair, b: c.b, metrics };
+  });
   return inAnswerOrder(rows);
 }
 

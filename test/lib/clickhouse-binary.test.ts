@@ -10,7 +10,7 @@ describe('ClickHouse.queryBinary', () => {
       toUInt8(i) AS u8, toInt16(-i) AS i16, toUInt32(i * 4000000) AS u32, toUInt64(i) * 1000000000000 AS u64, toInt64(-i) * 1000000000000 AS i64,
       i / 3 AS f64, toFloat32(i / 4) AS f32, if(i = 2, nan, if(i = 3, inf, -inf)) AS odd, toDateTime(1700000000 + i, 'UTC') AS at, i % 2 = 0 AS even,
       if(i = 1, NULL, i * 1.5) AS maybe, range(i) AS ints, arrayMap(x -> x / 7, range(i)) AS floats, [(i, i / 2, toUInt64(i))] AS tuples,
-      [[toString(i)], []] AS nested
+      [[toString(i)], []] AS nested, CAST(if(i = 1, 'a''b', 'c'), 'Enum8(\\'a\\\\\\'b\\' = -1, \\'c\\' = 3)') AS e8, CAST('y', 'Enum16(\\'x\\' = 1000, \\'y\\' = 2000)') AS e16
     ORDER BY i`;
 
   it('reads the rows query reads, type for type', async () => {
@@ -23,6 +23,8 @@ describe('ClickHouse.queryBinary', () => {
     expect(comparable(binary)).to.deep.equal(comparable(json));
     expect(binary.map((r) => r.odd)).to.deep.equal([null, null, null, null]);
     expect(binary[0]!.maybe).to.equal(null);
+    expect(binary.map((r) => r.e8)).to.deep.equal(["a'b", 'c', 'c', 'c']);
+    expect(binary[0]!.e16).to.equal('y');
     expect(binary[1]!.label).to.equal(strings[1]);
   });
 

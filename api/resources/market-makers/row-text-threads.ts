@@ -6,7 +6,7 @@
 // caller's thread writes everything: an answer never waits for the helper to come back.
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { Worker } from 'node:worker_threads';
-import { writeGroups, type PackedRows, type WrittenGroups } from './row-text.ts';
+import { encodeTables, writeGroups, type PackedRows, type WrittenGroups } from './row-text.ts';
 
 export interface RowTextRequest {
   id: number;
@@ -97,13 +97,14 @@ function partOf(p: PackedRows, from: number, to: number): PackedRows {
 /** Groups [from, to) written on this thread, a slice of rows at a time. */
 async function writeHere(p: PackedRows, from: number, to: number): Promise<WrittenGroups[]> {
   const parts: WrittenGroups[] = [];
+  const tables = encodeTables(p);
   let g = from;
   while (g < to) {
     if (g > from) await nextTurn();
     const start = g === 0 ? 0 : p.groupEnds[g - 1]!;
     let end = g + 1;
     while (end < to && p.groupEnds[end]! - start < SLICE_ROWS) end++;
-    parts.push(writeGroups(p, g, end));
+    parts.push(writeGroups(p, g, end, tables));
     g = end;
   }
   return parts;

@@ -61,8 +61,16 @@ class Bytes {
 
   bytes(b: Uint8Array): void {
     this.room(b.length);
-    this.buf.set(b, this.pos);
-    this.pos += b.length;
+    // A key or a head is a few dozen bytes: copied in a loop, not by a call of set().
+    if (b.length < 64) {
+      const buf = this.buf;
+      let pos = this.pos;
+      for (let i = 0; i < b.length; i++) buf[pos++] = b[i]!;
+      this.pos = pos;
+    } else {
+      this.buf.set(b, this.pos);
+      this.pos += b.length;
+    }
   }
 
   byte(c: number): void {
@@ -78,12 +86,22 @@ const FALSE = encoder.encode('false');
 const COMMA = 0x2c;
 const CLOSE = 0x7d;
 
+/** The texts of packed rows as bytes, encoded once for all the slices written of them. */
+export interface EncodedTables {
+  heads: Uint8Array[];
+  stamps: Uint8Array[];
+  texts: Uint8Array[];
+  keys: Uint8Array[];
+}
+
+export function encodeTables(p: PackedRows): EncodedTables {
+  const bytes = (xs: string[]) => xs.map((x) => encoder.encode(x));
+  return { heads: bytes(p.heads), stamps: bytes(p.stamps), texts: bytes(p.texts), keys: bytes(p.keys) };
+}
+
 /** Writes groups [from, to) of `p` (all of them by default). */
-export function writeGroups(p: PackedRows, from = 0, to = p.groupEnds.length): WrittenGroups {
-  const heads = p.heads.map((h) => encoder.encode(h));
-  const stamps = p.stamps.map((s) => encoder.encode(s));
-  const texts = p.texts.map((t) => encoder.encode(t));
-  const keys = p.keys.map((k) => encoder.encode(k));
+export function writeGroups(p: PackedRows, from = 0, to = p.groupEnds.length, tables: EncodedTables = encodeTables(p)): WrittenGroups {
+  const { heads, stamps, texts, keys } = tables;
   const { kinds, rows, groupEnds } = p;
   const columns = keys.length;
   const width = 2 + columns;
