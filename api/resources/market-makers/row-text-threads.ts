@@ -63,11 +63,12 @@ class Helper {
     worker.on('exit', (code) => gone(new Error(`row text thread exited (${code})`)));
   }
 
-  /** Writes `rows` in the helper; undefined when it is not ready (started now if gone). */
-  write(rows: PackedRows): Promise<WrittenGroups> | undefined {
+  /** Writes the rows `part` makes in the helper; undefined, nothing made, when it is not ready (started now if gone). */
+  write(part: () => PackedRows): Promise<WrittenGroups> | undefined {
     if (!this.worker) this.start();
     if (!this.ready) return undefined;
     const worker = this.worker!;
+    const rows = part();
     const id = ++this.seq;
     return new Promise<WrittenGroups>((resolve, reject) => {
       this.waiting.set(id, { resolve, reject });
@@ -121,7 +122,7 @@ export async function writeRowText(p: PackedRows): Promise<WrittenText> {
     while (split < groups && p.groupEnds[split]! < rows / 2) split++;
     split = Math.min(groups, split + 1);
   }
-  const away = split < groups ? helper.write(partOf(p, split, groups)) : undefined;
+  const away = split < groups ? helper.write(() => partOf(p, split, groups)) : undefined;
   if (!away) split = groups;
   const here = await writeHere(p, 0, split);
   let there: WrittenGroups[] = [];
