@@ -16,7 +16,7 @@ import { parseMmRequest, type MmRequest } from './request.ts';
 import type { MmHandler, MmServices } from './services.ts';
 import { sendPieces, wantsGzip, type Piece } from '../../http/compressed-pieces.ts';
 import { addText, answerCells, sealedAnswer, type Texts } from './sealed-answer.ts';
-import { KIND, RowPacker } from './row-text.ts';
+import { KIND, RowPacker, packed } from './row-text.ts';
 import { writeRowText } from './row-text-threads.ts';
 
 /** A row's flags and values per metric, by the overstatement rule at the tolerance. */
@@ -85,7 +85,6 @@ async function reconciliationJson(s: MmServices, req: MmRequest, tolerance: numb
   const keys = names.map((name) => `,${JSON.stringify(name)}:`);
   const kinds = Uint8Array.from(names, (name, i) => (i === 2 ? KIND.text : name === 'flag' || name.endsWith('_flag') ? KIND.bool : KIND.number));
   const quoted = metrics.map((m) => JSON.stringify(m));
-  const num = (v: number | null) => (v === null ? NaN : v);
   const compute = async (part: MmRequest): Promise<Texts> => {
     const byCell = new Map(cells.map((c) => [`${c.maker}\u0000${c.pair.exchange}\u0000${c.pair.pair}`, c]));
     const timestamps = new Map<number, string>();
@@ -104,9 +103,9 @@ async function reconciliationJson(s: MmServices, req: MmRequest, tolerance: numb
       r[2] = packer.text(`[${flagged.map((i) => quoted[i]).join(',')}]`);
       for (let i = 0; i < each.length; i++) {
         const x = each[i]!;
-        r[3 + 4 * i] = num(x.reported);
-        r[4 + 4 * i] = num(x.trusted);
-        r[5 + 4 * i] = num(x.diff);
+        r[3 + 4 * i] = packed(x.reported);
+        r[4 + 4 * i] = packed(x.trusted);
+        r[5 + 4 * i] = packed(x.diff);
         r[6 + 4 * i] = x.flag ? 1 : 0;
       }
       // Each row a text of its own: a cell's bucket has one row.

@@ -16,7 +16,7 @@ import { depthNames, parseMmRequest, type MmRequest } from './request.ts';
 import type { MmHandler, MmServices } from './services.ts';
 import { sendPieces, wantsGzip, type Piece } from '../../http/compressed-pieces.ts';
 import { addText, answerCells, sealedAnswer, type Texts } from './sealed-answer.ts';
-import { KIND, RowPacker } from './row-text.ts';
+import { KIND, RowPacker, packed } from './row-text.ts';
 import { writeRowText } from './row-text-threads.ts';
 import { coverage, shownValues, type Values } from '../../../domain/market-makers/values.ts';
 import type { Cell, Want } from '../../../domain/market-makers/readings.ts';
@@ -110,7 +110,6 @@ async function summaryJson(s: MmServices, req: MmRequest, shape: Shape, gzip: bo
     const packer = new RowPacker(keys, kinds, found.length);
     const [wallet, organization] = [packer.text('"wallet"'), packer.text('"organization"')];
     const groups: [string, number][] = [];
-    const num = (v: number | null) => (v === null ? NaN : v);
     for (const c of found) {
       const cell = byCell.get(`${c.maker}\u0000${c.pair.exchange}\u0000${c.pair.pair}`);
       if (!cell) continue;
@@ -125,13 +124,13 @@ async function summaryJson(s: MmServices, req: MmRequest, shape: Shape, gzip: bo
         r[1] = wt ? wallet : organization;
         r[2] = wt ? wt.id : NaN;
         r[3] = wt ? wt.number : NaN;
-        r[4] = num(v.volume);
-        r[5] = num(coverage(v.volume, whole?.volume));
+        r[4] = packed(v.volume);
+        r[5] = packed(coverage(v.volume, whole?.volume));
         for (let i = 0; i < n; i++) {
-          r[6 + i] = num(v.bid[i]!);
-          r[6 + n + i] = num(v.ask[i]!);
-          r[6 + 2 * n + i] = num(coverage(v.bid[i]!, whole?.bid[i]));
-          r[6 + 3 * n + i] = num(coverage(v.ask[i]!, whole?.ask[i]));
+          r[6 + i] = packed(v.bid[i]!);
+          r[6 + n + i] = packed(v.ask[i]!);
+          r[6 + 2 * n + i] = packed(coverage(v.bid[i]!, whole?.bid[i]));
+          r[6 + 3 * n + i] = packed(coverage(v.ask[i]!, whole?.ask[i]));
         }
       }
       if (packer.endGroup()) groups.push([cell.key, c.b]);
