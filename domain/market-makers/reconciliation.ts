@@ -73,18 +73,20 @@ export async function reconcile(readings: MarketMakerReadings, req: MmQuery, lat
     c.both.push({ reported: r, trusted: sumWallets(own) });
   }
 
-  // The metric ids are the strings read (metricIds), not written anew per row: a month is
-  // hundreds of thousands of lookups.
-  const compare = (c: { both: { reported: ReportedValuesOf; trusted: Values }[] }, id: string, side: (v: Values) => number | null, combine: 'sum' | 'mean'): Compared =>
+  // Reported values by their metric's position in metricIds: a month is over a million values.
+  const compare = (c: { both: { reported: ReportedValuesOf; trusted: Values }[] }, at: number, side: (v: Values) => number | null, combine: 'sum' | 'mean'): Compared =>
     compareBuckets(
-      c.both.map((x) => ({ reported: x.reported.values.get(id) ?? null, trusted: side(x.trusted) })),
+      c.both.map((x) => {
+        const v = x.reported.values[at]!;
+        return { reported: Number.isNaN(v) ? null : v, trusted: side(x.trusted) };
+      }),
       combine,
     );
   const n = names.length;
   const rows: ReconciledRow[] = [...cells.values()].map((c) => {
-    const metrics: Compared[] = [compare(c, metricIds[0]!, (v) => v.volume, 'sum')];
-    for (let i = 0; i < n; i++) metrics.push(compare(c, metricIds[1 + i]!, (v) => v.bid[i]!, 'mean'));
-    for (let i = 0; i < n; i++) metrics.push(compare(c, metricIds[1 + n + i]!, (v) => v.ask[i]!, 'mean'));
+    const metrics: Compared[] = [compare(c, 0, (v) => v.volume, 'sum')];
+    for (let i = 0; i < n; i++) metrics.push(compare(c, 1 + i, (v) => v.bid[i]!, 'mean'));
+    for (let i = 0; i < n; i++) metrics.push(compare(c, 1 + n + i, (v) => v.ask[i]!, 'mean'));
     return { maker: c.maker, pair: c.pair, b: c.b, metrics };
   });
   return inAnswerOrder(rows);

@@ -130,14 +130,13 @@ describe('mm.reported processor', function () {
     await rowsOf('depth/ask_0.5bps', (x) => x.length === 1);
     await produce([{ value: msg({ metric, value: 2 }), at }, marker('depth/ask_3bps')]);
     await rowsOf('depth/ask_3bps', (x) => x.length === 1);
-    const read = await new MarketMakerMetrics(testStack().service.deps.ch).reported({
-      keys: [{ organization: w.mm, exchange: w.ex, pair }],
-      metrics: [metric],
-      ranges: [[H, H + HOUR]],
-      interval: '1h',
-      zone: 'UTC',
-    });
+    const metrics = new MarketMakerMetrics(testStack().service.deps.ch);
+    const q = { keys: [{ organization: w.mm, exchange: w.ex, pair }], metrics: [metric], ranges: [[H, H + HOUR]] as [number, number][], interval: '1h' as const, zone: 'UTC' };
+    const read = await metrics.reported(q);
     expect(read.map((r) => [r.b, r.sums.get(metric), r.counts.get(metric)])).to.deep.equal([[H / 1000, 2, 1]]);
+    // The reconciliation's read: the bucket holds the key twice, so it is read again, latest push per key.
+    const buckets = await metrics.reportedBuckets(q);
+    expect(buckets.map((r) => [r.start, r.pushedAt, [...r.values]])).to.deep.equal([[H, at, [2]]]);
   });
 
   it('keeps the latest push of a key through a replay of older messages and a whole new pass over the topic', async () => {
