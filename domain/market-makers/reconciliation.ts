@@ -14,17 +14,21 @@ import type { Pair, Wallet } from '../reference/repository.ts';
 import { REPORTED_INTERVALS, type ReportedInterval, type ReportedValuesOf } from './metrics.ts';
 import { inAnswerOrder, type MarketMakerReadings, type MmQuery } from './readings.ts';
 import { coveredMinutes } from './reporting.ts';
-import { coarsestReported, compareBuckets, sumWallets, trustedVolume, type Compared, type Values } from './values.ts';
+import { coarsestReported, compareBuckets, oneBucketCompared, sumWallets, trustedVolume, type Compared, type Values } from './values.ts';
 
 export interface ReconciledRow {
   maker: string;
   pair: Pair;
   b: number;
-  /** volume, then bid and ask at each level asked, in that order (reconciledMetrics). */
-  metrics: Compared[];
+  /** Per metric (volume, then bid and ask at each level asked: reconciledMetrics), the reported side; NaN where unknown. */
+  reported: Float64Array;
+  /** Per metric, the trusted side; NaN where unknown. */
+  trusted: Float64Array;
+  /** Per metric, 1 where both sides cover the same buckets (only then is a difference shown and judged). */
+  matched: Uint8Array;
 }
 
-/** The names of the compared metrics, in the order of ReconciledRow.metrics. */
+/** The names of the compared metrics, in the order of ReconciledRow's arrays. */
 export function reconciledMetrics(levels: readonly number[]): string[] {
   return ['volume', ...levels.map((l) => `bid_${levelName(l)}bps`), ...levels.map((l) => `ask_${levelName(l)}bps`)];
 }
@@ -73,23 +77,49 @@ export async function reconcile(readings: MarketMakerReadings, req: MmQuery, lat
     c.both.push({ reported: r, trusted: sumWallets(own) });
   }
 
-  // Reported values by their metric's position in metricIds: a month is over a million values.
-  const compare = (c: { both: { reported: ReportedValuesOf; trusted: Values }[] }, at: number, side: (v: Values) => number | null, combine: 'sum' | 'mean'): Compared =>
-    compareBuckets(
-      c.both.map((x) => {
-        const v = x.reported.values[at]!;
-        return { reported: Number.isNaN(v) ? null : v, trusted: side(x.trusted) };
-      }),
-      combine,
-    );
+  // Per row, each metric's two sides in arrays, not an object per metric: a month is over
+  // a million comparisons. Reported values by their metric's position in metricIds.
+  const width = metricIds.length;
   const n = names.length;
-  const rows: ReconciledRow[] = [...cells.values()].map((c) => {
-    const metrics: Compared[] = [compare(c, 0, (v) => v.volume, 'sum')];
-    for (let i = 0; i < n; i++) metrics.push(compare(c, 1 + i, (v) => v.bid[i]!, 'mean'));
-    for (let i = 0; i < n; i++) metrics.push(compare(c, 1 + n + i, (v) => v.ask[i]!, 'mean'));
-    return { maker: c.maker, pair: c.pair, b: c.b, metrics };
+  const ordered = inAnswerOrder([...cells.values()]);
+  const reported = new Float64Array(ordered.length * width);
+  const trustedSide = new Float64Array(ordered.length * width);
+  const matched = new Uint8Array(ordered.length * width);
+  return ordered.map((c, row) => {
+    const at = row * width;
+    const out: ReconciledRow = {
+      maker: c.maker,
+      pair: c.pair,
+      b: c.b,
+      reported: reported.subarray(at, at + width),
+      trusted: trustedSide.subarray(at, at + width),
+      matched: matched.subarray(at, at + width),
+    };
+    const sideOf = (v: Values, j: number) => (j === 0 ? v.volume : j <= n ? v.bid[j - 1]! : v.ask[j - 1 - n]!);
+    const one = c.both.length === 1 ? c.both[0]! : undefined;
+    for (let j = 0; j < width; j++) {
+      const combine = j === 0 ? 'sum' : 'mean';
+      let x: Compared;
+      if (one) {
+        // One reported bucket, as every row but those of `a` has: compareBuckets' one-bucket
+        // case without building its list.
+        const r = one.reported.values[j]!;
+        x = oneBucketCompared(Number.isNaN(r) ? null : r, sideOf(one.trusted, j), combine);
+      } else {
+        x = compareBuckets(
+          c.both.map((b) => {
+            const r = b.reported.values[j]!;
+            return { reported: Number.isNaN(r) ? null : r, trusted: sideOf(b.trusted, j) };
+          }),
+          combine,
+        );
+      }
+      out.reported[j] = x.reported ?? NaN;
+      out.trusted[j] = x.trusted ?? NaN;
+      out.matched[j] = x.matched ? 1 : 0;
+    }
+    return out;
   });
-  return inAnswerOrder(rows);
 }
 
 /**

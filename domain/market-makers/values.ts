@@ -148,17 +148,18 @@ function oneBucket(x: number | null, combine: 'sum' | 'mean'): number | null {
   return combine === 'sum' ? 0 + x : (0 + x) / 1;
 }
 
+/** compareBuckets of one bucket, as every row but those of `a` has: the same sums without the lists. */
+export function oneBucketCompared(reported: number | null, trusted: number | null, combine: 'sum' | 'mean'): Compared {
+  return { reported: oneBucket(reported, combine), trusted: oneBucket(trusted, combine), matched: reported !== null && trusted !== null };
+}
+
 /**
  * One metric over several reported buckets, each with the trusted value of the minutes its
  * report covers: the two sides combined (volume summed, depth averaged) over the buckets
  * both have; when no bucket has both, each side over its own buckets, unmatched.
  */
 export function compareBuckets(both: readonly { reported: number | null; trusted: number | null }[], combine: 'sum' | 'mean'): Compared {
-  if (both.length === 1) {
-    // One bucket, as every row but those of `a` has: the same sums without the lists.
-    const { reported, trusted } = both[0]!;
-    return { reported: oneBucket(reported, combine), trusted: oneBucket(trusted, combine), matched: reported !== null && trusted !== null };
-  }
+  if (both.length === 1) return oneBucketCompared(both[0]!.reported, both[0]!.trusted, combine);
   const f = (xs: number[]) => {
     const s = xs.reduce((a, x) => a + x, 0);
     return combine === 'sum' ? s : s / xs.length;

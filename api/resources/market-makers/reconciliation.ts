@@ -19,16 +19,14 @@ import { addText, answerCells, sealedAnswer, type Texts } from './sealed-answer.
 import { KIND, RowPacker, packed } from './row-text.ts';
 import { writeRowText } from './row-text-threads.ts';
 
-/** A row's flags and values per metric, by the overstatement rule at the tolerance. */
-function judged(row: ReconciledRow, tolerance: number) {
-  const flagged: number[] = [];
-  const each = row.metrics.map(({ reported, trusted, matched }, i) => {
-    const flag = matched && overstated(reported, trusted, tolerance);
-    if (flag) flagged.push(i);
-    return { reported, trusted, diff: matched ? differencePct(reported, trusted) : null, flag };
-  });
-  return { each, flagged };
-}
+/** A known value, or null for NaN (unknown, as ReconciledRow holds it). */
+const known = (x: number): number | null => (Number.isNaN(x) ? null : x);
+
+/** A metric's difference in percent of the measurement, none unless both sides cover the same buckets. */
+const diffOf = (row: ReconciledRow, i: number): number | null => (row.matched[i] === 1 ? differencePct(known(row.reported[i]!), known(row.trusted[i]!)) : null);
+
+/** Whether a metric is flagged by the overstatement rule at the tolerance: never unless both sides cover the same buckets. */
+const flagOf = (row: ReconciledRow, i: number, tolerance: number): boolean => row.matched[i] === 1 && overstated(known(row.reported[i]!), known(row.trusted[i]!), tolerance);
 
 export const reconciliation: MmHandler = (s) => async (ctx, raw) => {
   const out = wantsCsv(ctx);
@@ -54,7 +52,7 @@ export const reconciliation: MmHandler = (s) => async (ctx, raw) => {
   ];
   const rows: Record<string, unknown>[] = [];
   for (const c of found) {
-    const { each, flagged } = judged(c, tolerance);
+    const flagged = metrics.flatMap((_, i) => (flagOf(c, i, tolerance) ? [i] : []));
     const r: Record<string, unknown> = {
       organization: presentOrganization(req.makers.get(c.maker)!.organization),
       asset: c.pair.asset,
@@ -66,11 +64,11 @@ export const reconciliation: MmHandler = (s) => async (ctx, raw) => {
       // CSV cells hold text: the flagged metrics space-separated.
       flagged: flagged.map((i) => metrics[i]).join(' '),
     };
-    each.forEach((x, i) => {
-      r[`${metrics[i]}_reported`] = x.reported;
-      r[`${metrics[i]}_trusted`] = x.trusted;
-      r[`${metrics[i]}_diff_pct`] = x.diff;
-      r[`${metrics[i]}_flag`] = x.flag;
+    metrics.forEach((m, i) => {
+      r[`${m}_reported`] = known(c.reported[i]!);
+      r[`${m}_trusted`] = known(c.trusted[i]!);
+      r[`${m}_diff_pct`] = diffOf(c, i);
+      r[`${m}_flag`] = flagOf(c, i, tolerance);
     });
     rows.push(r);
   }
@@ -96,18 +94,20 @@ async function reconciliationJson(s: MmServices, req: MmRequest, tolerance: numb
       if (!cell) continue;
       let ts = timestamps.get(row.b);
       if (ts === undefined) timestamps.set(row.b, (ts = w.interval === 'a' ? '' : `,"timestamp":${JSON.stringify(timestampOf(w, row.b).timestamp)}`));
-      const { each, flagged } = judged(row, tolerance);
       const r = packer.add(cell.head, ts);
-      r[0] = tolerance;
-      r[1] = flagged.length > 0 ? 1 : 0;
-      r[2] = packer.text(`[${flagged.map((i) => quoted[i]).join(',')}]`);
-      for (let i = 0; i < each.length; i++) {
-        const x = each[i]!;
-        r[3 + 4 * i] = packed(x.reported);
-        r[4 + 4 * i] = packed(x.trusted);
-        r[5 + 4 * i] = packed(x.diff);
-        r[6 + 4 * i] = x.flag ? 1 : 0;
+      let flagged = '';
+      for (let i = 0; i < metrics.length; i++) {
+        // Unknown sides are NaN in both: packed as they are.
+        r[3 + 4 * i] = row.reported[i]!;
+        r[4 + 4 * i] = row.trusted[i]!;
+        r[5 + 4 * i] = packed(diffOf(row, i));
+        const flag = flagOf(row, i, tolerance);
+        r[6 + 4 * i] = flag ? 1 : 0;
+        if (flag) flagged += flagged === '' ? quoted[i] : `,${quoted[i]}`;
       }
+      r[0] = tolerance;
+      r[1] = flagged === '' ? 0 : 1;
+      r[2] = packer.text(`[${flagged}]`);
       // Each row a text of its own: a cell's bucket has one row.
       if (packer.endGroup()) groups.push([cell.key, row.b]);
     }
