@@ -14,6 +14,7 @@ import { bucketsOf, mergeRanges, type MarketWindow, type Range } from '../market
 import type { Pair, Wallet } from '../reference/repository.ts';
 import { MarketMakerMetrics, type ReportedBucket } from './metrics.ts';
 import { coarsestReported, reportedValues, walletValuesOf, type Values } from './values.ts';
+import { mapKey } from '../../lib/map-key.ts';
 
 /** The buckets market-maker values are kept in; other intervals are answered daily. */
 export type MmInterval = '5m' | '1h' | '1d' | 'a';
@@ -61,7 +62,6 @@ export interface Want {
   market: boolean;
 }
 
-const key = (...parts: (string | number)[]) => parts.join('\u0000');
 
 export class MarketMakerReadings {
   readonly metrics: MarketMakerMetrics;
@@ -90,10 +90,10 @@ export class MarketMakerReadings {
       want.market ? this.partials.read('trade', q) : ([] as TradePartial[]),
     ]);
 
-    const pairs = new Map(req.pairs.map((p) => [key(p.exchange, p.pair), p]));
+    const pairs = new Map(req.pairs.map((p) => [mapKey(p.exchange, p.pair), p]));
     const cells = new Map<string, Cell>();
     const cellOf = (maker: string, pair: Pair, b: number) => {
-      const k = key(maker, pair.exchange, pair.pair, b);
+      const k = mapKey(maker, pair.exchange, pair.pair, b);
       let c = cells.get(k);
       if (!c) {
         c = { maker, pair, b, trusted: [], reported: undefined, reportedVolume: false };
@@ -102,14 +102,14 @@ export class MarketMakerReadings {
       return c;
     };
     // A market maker's values count only on the pairs of the assets the caller sees of it.
-    const seen = new Map([...req.makers].map(([slug, m]) => [slug, new Set(m.pairs.map((p) => key(p.exchange, p.pair)))]));
-    const visible = (maker: string, exchange: string, pair: string) => seen.get(maker)?.has(key(exchange, pair)) ?? false;
+    const seen = new Map([...req.makers].map(([slug, m]) => [slug, new Set(m.pairs.map((p) => mapKey(p.exchange, p.pair)))]));
+    const visible = (maker: string, exchange: string, pair: string) => seen.get(maker)?.has(mapKey(exchange, pair)) ?? false;
 
     // The trusted rows hold only the levels asked (`at` was read), in their order.
     const own = req.levels.map((_, i) => i);
     for (const t of walletValuesOf(trusted.depth, trusted.volume, own)) {
       const wallet = req.wallets.get(t.wallet_id);
-      const pair = pairs.get(key(t.exchange, t.pair));
+      const pair = pairs.get(mapKey(t.exchange, t.pair));
       if (!wallet || !pair || !visible(wallet.organization, t.exchange, t.pair)) continue;
       cellOf(wallet.organization, pair, t.b).trusted.push({ wallet, values: t.values });
     }
@@ -125,7 +125,7 @@ export class MarketMakerReadings {
 
     const chosen = w.interval === 'a' ? coarsestReported(reported) : reported;
     for (const r of chosen) {
-      const pair = pairs.get(key(r.exchange, r.pair));
+      const pair = pairs.get(mapKey(r.exchange, r.pair));
       if (!pair || !visible(r.organization, r.exchange, r.pair)) continue;
       const c = cellOf(r.organization, pair, r.b);
       c.reported = reportedValues(r, names);
@@ -133,22 +133,22 @@ export class MarketMakerReadings {
     }
 
     const market = new Map<string, Values>();
-    const tradeOf = new Map(trades.map((t) => [key(t.exchange, t.pair, t.b), t]));
+    const tradeOf = new Map(trades.map((t) => [mapKey(t.exchange, t.pair, t.b), t]));
     for (const bk of books) {
-      market.set(key(bk.exchange, bk.pair, bk.b), {
-        volume: marketVolume(tradeOf.get(key(bk.exchange, bk.pair, bk.b))),
+      market.set(mapKey(bk.exchange, bk.pair, bk.b), {
+        volume: marketVolume(tradeOf.get(mapKey(bk.exchange, bk.pair, bk.b))),
         bid: at.map((i) => depth(bk, 'bid', i)),
         ask: at.map((i) => depth(bk, 'ask', i)),
       });
     }
     for (const t of trades) {
-      const k = key(t.exchange, t.pair, t.b);
+      const k = mapKey(t.exchange, t.pair, t.b);
       if (!market.has(k)) market.set(k, { volume: marketVolume(t), bid: at.map(() => null), ask: at.map(() => null) });
     }
 
     const order = inAnswerOrder([...cells.values()]);
     for (const c of order) c.trusted.sort((x, y) => x.wallet.number - y.wallet.number || x.wallet.id - y.wallet.id);
-    return { cells: order, market: (pair, b) => market.get(key(pair.exchange, pair.pair, b)) };
+    return { cells: order, market: (pair, b) => market.get(mapKey(pair.exchange, pair.pair, b)) };
   }
 }
 
@@ -161,7 +161,7 @@ export function inAnswerOrder<T extends { maker: string; pair: Pair; b: number }
   const rankOf = new Map<string, number>();
   const distinct: T[] = [];
   const keyed = rows.map((r) => {
-    const k = key(r.maker, r.pair.exchange, r.pair.pair);
+    const k = mapKey(r.maker, r.pair.exchange, r.pair.pair);
     if (!rankOf.has(k)) {
       rankOf.set(k, 0);
       distinct.push(r);
@@ -171,7 +171,7 @@ export function inAnswerOrder<T extends { maker: string; pair: Pair; b: number }
   distinct.sort(
     (a, b) => a.maker.localeCompare(b.maker) || a.pair.asset.localeCompare(b.pair.asset) || a.pair.exchange.localeCompare(b.pair.exchange) || a.pair.pair.localeCompare(b.pair.pair),
   );
-  distinct.forEach((r, i) => rankOf.set(key(r.maker, r.pair.exchange, r.pair.pair), i));
+  distinct.forEach((r, i) => rankOf.set(mapKey(r.maker, r.pair.exchange, r.pair.pair), i));
   return keyed
     .map(({ k, r }) => ({ rank: rankOf.get(k)!, r }))
     .sort((x, y) => x.rank - y.rank || x.r.b - y.r.b)
@@ -213,11 +213,11 @@ function untrustedBuckets<K extends { organization: string; exchange: string; pa
   const keysAt = new Map<number, number>();
   for (const c of cells.values()) {
     if (!inWindow.has(c.b)) continue;
-    const k = key(c.maker, c.pair.exchange, c.pair.pair);
+    const k = mapKey(c.maker, c.pair.exchange, c.pair.pair);
     have.set(k, (have.get(k) ?? 0) + 1);
     keysAt.set(c.b, (keysAt.get(c.b) ?? 0) + 1);
   }
-  const out = keys.filter((k) => (have.get(key(k.organization, k.exchange, k.pair)) ?? 0) < buckets.length);
+  const out = keys.filter((k) => (have.get(mapKey(k.organization, k.exchange, k.pair)) ?? 0) < buckets.length);
   const missing = out.length === 0 ? [] : buckets.filter((b) => (keysAt.get(b) ?? 0) < keys.length);
   const everywhere = missing.length === buckets.length;
   if (everywhere || w.interval === 'a') return { keys: out, ranges: w.ranges };

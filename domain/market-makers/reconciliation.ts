@@ -15,6 +15,7 @@ import { REPORTED_INTERVALS, type ReportedInterval, type ReportedValuesOf } from
 import { inAnswerOrder, type MarketMakerReadings, type MmQuery } from './readings.ts';
 import { coveredMinutes } from './reporting.ts';
 import { coarsestReported, compareBuckets, oneBucketCompared, sumWallets, trustedVolume, type Compared, type Values } from './values.ts';
+import { mapKey } from '../../lib/map-key.ts';
 
 export interface ReconciledRow {
   maker: string;
@@ -33,7 +34,6 @@ export function reconciledMetrics(levels: readonly number[]): string[] {
   return ['volume', ...levels.map((l) => `bid_${levelName(l)}bps`), ...levels.map((l) => `ask_${levelName(l)}bps`)];
 }
 
-const key = (...parts: (string | number)[]) => parts.join('\u0000');
 
 /** The rows: per market maker, pair and bucket of the answer, each metric's two sides over the same reported buckets; in the answers' order. */
 export async function reconcile(readings: MarketMakerReadings, req: MmQuery, latenessMs: number): Promise<ReconciledRow[]> {
@@ -55,20 +55,20 @@ export async function reconcile(readings: MarketMakerReadings, req: MmQuery, lat
     covered.map(({ r, range }) => ({ interval: r.interval, range, exchange: r.exchange, pair: r.pair })),
   );
 
-  const pairs = new Map(req.pairs.map((p) => [key(p.exchange, p.pair), p]));
+  const pairs = new Map(req.pairs.map((p) => [mapKey(p.exchange, p.pair), p]));
   const walletsOf = new Map<string, Wallet[]>();
   for (const wallet of req.wallets.values()) walletsOf.set(wallet.organization, [...(walletsOf.get(wallet.organization) ?? []), wallet]);
   const cells = new Map<string, { maker: string; pair: Pair; b: number; both: { reported: ReportedValuesOf; trusted: Values }[] }>();
   for (const { r, range } of covered) {
-    const pair = pairs.get(key(r.exchange, r.pair));
+    const pair = pairs.get(mapKey(r.exchange, r.pair));
     if (!pair || !req.makers.get(r.organization)?.pairs.includes(pair)) continue;
     const own: Values[] = [];
     for (const wallet of walletsOf.get(r.organization) ?? []) {
-      const t = trusted.get(key(r.interval, range[0], range[1], wallet.id, r.exchange, r.pair));
+      const t = trusted.get(mapKey(r.interval, range[0], range[1], wallet.id, r.exchange, r.pair));
       if (t) own.push(t);
     }
     if (own.length === 0) continue;
-    const k = key(r.organization, r.exchange, r.pair, r.b);
+    const k = mapKey(r.organization, r.exchange, r.pair, r.b);
     let c = cells.get(k);
     if (!c) {
       c = { maker: r.organization, pair, b: r.b, both: [] };
@@ -143,7 +143,7 @@ async function trustedOver(
     const ends = new Map<number, Map<number, Set<string>>>();
     for (const x of wanted.filter((x) => x.interval === interval)) {
       const byEnd = ends.get(x.range[0]) ?? new Map<number, Set<string>>();
-      byEnd.set(x.range[1], (byEnd.get(x.range[1]) ?? new Set()).add(key(x.exchange, x.pair)));
+      byEnd.set(x.range[1], (byEnd.get(x.range[1]) ?? new Set()).add(mapKey(x.exchange, x.pair)));
       ends.set(x.range[0], byEnd);
     }
     for (let turn = 0; ; turn++) {
@@ -157,13 +157,13 @@ async function trustedOver(
       }
       if (ranges.length === 0) break;
       ranges.sort((a, b) => a[0] - b[0]);
-      const pairs = req.pairs.filter((p) => pairKeys.has(key(p.exchange, p.pair)));
+      const pairs = req.pairs.filter((p) => pairKeys.has(mapKey(p.exchange, p.pair)));
       const q = { pairs, interval, zone: 'UTC', pieces: planBuckets(interval, ranges, 'UTC', req.window.rolledUpTo).pieces };
       const { depth, volume } = await readings.metrics.trusted(q, wallets, { depth: true, volume: true }, every ? undefined : at);
       const endOf = new Map(ranges.map(([a, b]) => [a, b]));
       const slot = (wallet: number, exchange: string, pair: string, b: number) => {
         const start = b * 1000;
-        const k = key(interval, start, endOf.get(start) ?? start, wallet, exchange, pair);
+        const k = mapKey(interval, start, endOf.get(start) ?? start, wallet, exchange, pair);
         let m = out.get(k);
         if (!m) {
           m = { volume: 0, bid: at.map(() => null), ask: at.map(() => null) };

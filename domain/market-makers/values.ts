@@ -58,16 +58,16 @@ export function walletValuesOf(
   volume: readonly (WalletKey & TrustedVolumeSums)[],
   at: readonly number[],
 ): (Required<WalletKey> & { values: Values })[] {
-  const k = (r: WalletKey) => `${r.wallet_id}\u0000${r.exchange}\u0000${r.pair}\u0000${r.b ?? 0}`;
-  const found = new Map<string, { key: Required<WalletKey>; d?: TrustedDepthSums; v?: TrustedVolumeSums }>();
+  const found = new Map<string, { r: WalletKey; d?: TrustedDepthSums; v?: TrustedVolumeSums }>();
   const slot = (r: WalletKey) => {
-    let x = found.get(k(r));
-    if (!x) found.set(k(r), (x = { key: { wallet_id: r.wallet_id, exchange: r.exchange, pair: r.pair, b: r.b ?? 0 } }));
+    const k = `${r.wallet_id}\u0000${r.exchange}\u0000${r.pair}\u0000${r.b ?? 0}`;
+    let x = found.get(k);
+    if (!x) found.set(k, (x = { r }));
     return x;
   };
   for (const d of depth) slot(d).d = d;
   for (const v of volume) slot(v).v = v;
-  return [...found.values()].map((x) => ({ ...x.key, values: walletValues(x.d, x.v, at) }));
+  return [...found.values()].map(({ r, d, v }) => ({ wallet_id: r.wallet_id, exchange: r.exchange, pair: r.pair, b: r.b ?? 0, values: walletValues(d, v, at) }));
 }
 
 /** A market maker's wallets together: sums, null only where every wallet's value is. */
