@@ -62,12 +62,13 @@ const VOLUME = '/v2/organizations/reported-metrics/volume/';
 const RECON = '/v2/organizations/market-maker-metrics/reconciliation/';
 
 const iso = (t: number) => new Date(t).toISOString();
-/** Seven whole days; the same cut by hours at both ends; a day; three hours of minute rows. */
+/** Seven whole days; the same cut by hours at both ends; a day; three hours of minute rows; the whole history. */
 const WEEK = { time_start: iso(Date.UTC(2026, 5, 2)), time_end: iso(Date.UTC(2026, 5, 9)) };
 const CUT = { time_start: iso(Date.UTC(2026, 5, 2, 5, 30)), time_end: iso(Date.UTC(2026, 5, 9, 17)) };
 const DAY = { time_start: iso(Date.UTC(2026, 5, 3)), time_end: iso(Date.UTC(2026, 5, 4)) };
 const MINUTES = { time_start: iso(Date.UTC(2026, 5, 3, 5)), time_end: iso(Date.UTC(2026, 5, 3, 8)) };
 const ROLLING = { lookback: '7-days' };
+const TEN_DAYS = { time_start: iso(FROM), time_end: iso(TO) };
 
 function cases(assets: string): Case[] {
   const out: Case[] = [];
@@ -96,6 +97,10 @@ function cases(assets: string): Case[] {
     add(`${label} 1d project`, 'project', endpoint, { interval: '1d', ...ROLLING });
     add(`${label} 1d maker`, 'maker', endpoint, { interval: '1d', bps: '5,20', ...CUT });
   }
+  // Ten days: enough blocks to be computed in two halves at once (sealed-answer.ts).
+  add('summary 1d ten days', 'staff', SUMMARY, { interval: '1d', ...TEN_DAYS });
+  add('reconciliation 1d ten days', 'staff', RECON, { interval: '1d', ...TEN_DAYS });
+  add('summary 1h ten days project', 'project', SUMMARY, { interval: '1h', ...TEN_DAYS });
   add('summary 1w as daily', 'staff', SUMMARY, { interval: '1w', ...WEEK });
   add('reported volume 1w as daily', 'staff', VOLUME, { interval: '1w', ...WEEK });
   add('reconciliation 1d tolerance 40', 'staff', RECON, { interval: '1d', tolerance_pct: '40', ...WEEK });

@@ -55,6 +55,9 @@ interface Block {
 
 const COMMA_BYTES = Buffer.from(',');
 
+/** Blocks computed in two halves only from twice this many: each half is a read of its own. */
+const HALF_MIN_BLOCKS = 5;
+
 /** The window's buckets in blocks: a day's buckets (in the window's zone) that are all sealed, or all not. */
 function blocksOf(w: MmRequest['window'], sealed: number): Block[] {
   const out: Block[] = [];
@@ -97,7 +100,24 @@ export async function sealedAnswer(
     const ranges = mergeRanges(blocks.flatMap((bk) => bk.ranges));
     return { ...req, window: { ...w, ranges, plan: planBuckets(w.interval, ranges, w.zone, w.rolledUpTo) } };
   };
-  const computeBlocks = (blocks: Block[]): Promise<Texts> => (blocks.length === 0 ? Promise.resolve(new Map()) : opts.compute(narrowed(blocks)));
+  // Many blocks are computed in two halves at once: the engine reads one half's values while
+  // this thread makes the other half's rows. A half keeps only the rows of its own buckets
+  // (a report reaching into the second half from the first is the first's); the first also
+  // those before it (blockText).
+  const computeBlocks = async (bks: Block[]): Promise<Texts> => {
+    if (bks.length === 0) return new Map();
+    if (bks.length < 2 * HALF_MIN_BLOCKS) return opts.compute(narrowed(bks));
+    const sorted = [...bks].sort((a, b) => a.from - b.from);
+    const halves = [sorted.slice(0, sorted.length >> 1), sorted.slice(sorted.length >> 1)];
+    const [first, second] = (await Promise.all(halves.map((h) => opts.compute(narrowed(h))))) as [Texts, Texts];
+    const from = halves[1]![0]!.from / 1000;
+    for (const [cell, byB] of second) {
+      let m = first.get(cell);
+      if (!m) first.set(cell, (m = new Map()));
+      for (const [b, text] of byB) if (b >= from) m.set(b, text);
+    }
+    return first;
+  };
 
   if (w.interval === 'a') return assemble(cells, [], [await opts.compute(req)]);
   const blocks = blocksOf(w, sealedBefore({ latenessMs: s.deps.config.latenessMs, now: s.deps.now }));
