@@ -62,6 +62,35 @@ const float64s: Reader = (r) => {
   return out;
 };
 
+/**
+ * A LowCardinality(String) column: few values over many rows, so each value read is looked
+ * up among those read before by its bytes, and the same string returned. Not decoded again
+ * per row, and a string seen before has its hash computed: the reads key maps by them.
+ */
+function fewStrings(): Reader {
+  const SLOTS = 256;
+  const bytes: (Buffer | undefined)[] = new Array(SLOTS);
+  const strings: string[] = new Array(SLOTS);
+  return (r) => {
+    const n = r.varUInt();
+    const buf = r.buf;
+    const at = r.pos;
+    r.pos += n;
+    if (n === 0) return '';
+    const slot = (n * 31 + buf[at]! * 7 + buf[at + (n >> 1)]! * 3 + buf[at + n - 1]!) & (SLOTS - 1);
+    const seen = bytes[slot];
+    if (seen !== undefined && seen.length === n) {
+      let i = 0;
+      while (i < n && seen[i] === buf[at + i]) i++;
+      if (i === n) return strings[slot];
+    }
+    const s = buf.toString('utf8', at, at + n);
+    bytes[slot] = Buffer.from(buf.subarray(at, at + n));
+    strings[slot] = s;
+    return s;
+  };
+}
+
 /** The reader of a column type as the engine names it; an error for a type not read here. */
 function readerOf(type: string): Reader {
   const scalar = SCALARS[type.startsWith("DateTime('") ? 'DateTime' : type];
@@ -86,6 +115,7 @@ function readerOf(type: string): Reader {
     return (r) => items.map((item) => item(r));
   }
   if (inner[1] === 'Array' && inner[2] === 'Float64') return float64s;
+  if (inner[1] === 'LowCardinality' && inner[2] === 'String') return fewStrings();
   const item = readerOf(inner[2]!);
   if (inner[1] === 'LowCardinality') return item;
   if (inner[1] === 'Nullable') return (r) => (r.buf[r.pos++] === 1 ? null : item(r));

@@ -28,6 +28,19 @@ describe('ClickHouse.queryBinary', () => {
     expect(binary[1]!.label).to.equal(strings[1]);
   });
 
+  it('reads many LowCardinality strings, repeated and of equal lengths, as the JSON read does', async () => {
+    // More distinct values than the reader keeps, many of one length: kept ones are found
+    // again, others (and those sharing a slot) read anew.
+    const ch = testStack().service.deps.ch;
+    // abcde and axcye: one length, and the same first, middle and last byte.
+    const q = `SELECT number AS n, toLowCardinality(multiIf(number % 11 = 0, 'abcde', number % 11 = 1, 'axcye',
+      concat('v', toString((number * 7919) % 700), if(number % 3 = 0, 'ü', '')))) AS s FROM numbers(5000) ORDER BY n`;
+    const json = await ch.query<{ n: number | string; s: string }>(q);
+    const binary = await ch.queryBinary<{ n: number; s: string }>(q);
+    expect(binary.map((r) => r.s)).to.deep.equal(json.map((r) => r.s));
+    expect(new Set(binary.map((r) => r.s)).size).to.be.greaterThan(700);
+  });
+
   it('reads no rows as none', async () => {
     const ch = testStack().service.deps.ch;
     expect(await ch.queryBinary(`${sql} LIMIT 0`, { s: strings })).to.deep.equal([]);
