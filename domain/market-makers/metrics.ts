@@ -58,6 +58,9 @@ export interface ReportedBucket {
   counts: Map<string, number>;
 }
 
+/** Buckets holding a key twice read again by name up to this many; more are read again all. */
+const AGAIN_MAX_BUCKETS = 2000;
+
 /** A reported row's interval (an Enum8 of 5m, 1h, 1d) in seconds, in SQL. */
 const REPORTED_SECONDS_SQL = "multiIf(`interval` = '5m', 300, `interval` = '1h', 3600, 86400)";
 
@@ -184,7 +187,11 @@ export class MarketMakerMetrics {
     if (again.length > 0) {
       // A metric twice in a bucket (a push not merged away yet; a bit shared by two metrics
       // of over 64 only costs this read): those buckets with each metric's latest push.
-      params.again = again.map((r) => new TupleParam([r.organization, r.exchange, r.pair, r.iv, Number(r.s)]));
+      // Many such buckets (a backlog not merged yet) are all read again: a bound list of tens
+      // of thousands of keys can take the engine far longer than the read
+      // (docs/benchmarks.md, "Measurements behind the code").
+      const few = again.length <= AGAIN_MAX_BUCKETS;
+      if (few) params.again = again.map((r) => new TupleParam([r.organization, r.exchange, r.pair, r.iv, Number(r.s)]));
       const latest = await this.ch.queryBinary<Row>(
         `SELECT organization, any(asset) AS asset, exchange, pair, toString(e) AS iv, toUnixTimestamp(t) AS s, ${bucket} AS b,
            groupArray(m) AS ms, groupArray(v) AS vs, toUnixTimestamp64Milli(max(p)) AS pushed
@@ -193,7 +200,7 @@ export class MarketMakerMetrics {
              argMax(value, (pushed_at, seq)) AS v, max(pushed_at) AS p
            FROM mm_reported
            WHERE ${where}
-             AND (organization, exchange, pair, toString(\`interval\`), toUnixTimestamp(timestamp)) IN {again:Array(Tuple(String, String, String, String, UInt32))}
+             ${few ? 'AND (organization, exchange, pair, toString(`interval`), toUnixTimestamp(timestamp)) IN {again:Array(Tuple(String, String, String, String, UInt32))}' : ''}
            GROUP BY organization, exchange, pair, \`interval\`, metric, timestamp
          )
          GROUP BY organization, exchange, pair, e, t`,

@@ -85,6 +85,8 @@ export async function reconcile(readings: MarketMakerReadings, req: MmQuery, lat
   const reported = new Float64Array(ordered.length * width);
   const trustedSide = new Float64Array(ordered.length * width);
   const matched = new Uint8Array(ordered.length * width);
+  // Metric j's trusted side: volume, then bid and ask at each level.
+  const sideOf = (v: Values, j: number) => (j === 0 ? v.volume : j <= n ? v.bid[j - 1]! : v.ask[j - 1 - n]!);
   return ordered.map((c, row) => {
     const at = row * width;
     const out: ReconciledRow = {
@@ -95,7 +97,6 @@ export async function reconcile(readings: MarketMakerReadings, req: MmQuery, lat
       trusted: trustedSide.subarray(at, at + width),
       matched: matched.subarray(at, at + width),
     };
-    const sideOf = (v: Values, j: number) => (j === 0 ? v.volume : j <= n ? v.bid[j - 1]! : v.ask[j - 1 - n]!);
     const one = c.both.length === 1 ? c.both[0]! : undefined;
     for (let j = 0; j < width; j++) {
       const combine = j === 0 ? 'sum' : 'mean';
