@@ -28,8 +28,9 @@ import { INTERVALS, MM_METRICS } from '../domain/market/facts.ts';
 import { lookbackRange } from '../domain/market/window.ts';
 import { withoutHash } from '../domain/accounts/users.ts';
 import { validators } from '../api/resources/market/schemas.ts';
-import { parseMmRequest } from '../api/resources/market-makers/request.ts';
-import { MarketMakerReadings, type Want } from '../domain/market-makers/readings.ts';
+import { parseMmRequest, type MmRequest } from '../api/resources/market-makers/request.ts';
+import { MarketMakerReadings } from '../domain/market-makers/readings.ts';
+import { reconcile } from '../domain/market-makers/reconciliation.ts';
 import { MarketMakerCaches } from '../api/resources/market-makers/sealed-rows.ts';
 import { compressionIdle } from '../api/http/compressed-pieces.ts';
 import { summary } from '../api/resources/market-makers/summary.ts';
@@ -281,18 +282,19 @@ async function main(r: BenchRun): Promise<Figure[]> {
 
   // Broken down and profiled: the goal's summary and the widest answer, when their series ran.
   // Every summary and reconciliation series run; with --profile-first yes, profiled first asked.
-  const WANTS: Record<string, [MmHandler, Want]> = {
-    summary: [summary, { trustedDepth: true, trustedVolume: true, reported: 'untrusted', market: true }],
-    reconciliation: [reconciliation, { trustedDepth: true, trustedVolume: true, reported: 'all', market: false }],
+  // Each endpoint's read of its values, as its handler runs it.
+  const READS: Record<string, [MmHandler, ValuesRead]> = {
+    summary: [summary, (s, req) => s.readings.values(req, { trustedDepth: true, trustedVolume: true, reported: 'untrusted', market: true })],
+    reconciliation: [reconciliation, (s, req) => reconcile(s.readings, req, s.deps.config.latenessMs)],
   };
   const examined = ENDPOINTS.filter((e) => SELECTED.some((s) => s.endpoint === e) && !e.name.includes('levels'))
-    .map((e) => [e, ...(WANTS[e.name.split(' ')[0]!] ?? [])] as const)
-    .filter((x): x is readonly [Endpoint, MmHandler, Want] => x.length === 3);
+    .map((e) => [e, ...(READS[e.name.split(' ')[0]!] ?? [])] as const)
+    .filter((x): x is readonly [Endpoint, MmHandler, ValuesRead] => x.length === 3);
   if (BREAKDOWN_RUNS > 0) {
     const user = await service.deps.users.byEmail(world.users.staff.email);
     if (!user) throw new Error('the staff user is missing');
-    for (const [endpoint, handler, want] of examined) {
-      const b = await breakdown(service, recorder, bare, withoutHash(user), endpoint, handler, want);
+    for (const [endpoint, handler, read] of examined) {
+      const b = await breakdown(service, recorder, bare, withoutHash(user), endpoint, handler, read);
       const s = results.get(`${endpoint.name}, staff, repeated`);
       figures.push(breakdownFigure(b, s));
     }
@@ -542,11 +544,15 @@ function seriesFigure(spec: SeriesSpec, s: Series): Figure {
 /**
  * An endpoint's steps in this process, without HTTP, p50 of `BREAKDOWN_RUNS` runs:
  * parsing the request (the caller's scope, the makers and pairs it sees); the statements
- * as readValues runs them (their rows parsed), and its merging of their rows into cells;
+ * as the endpoint's read of its values runs them (their rows parsed), and what that read
+ * does after its last statement (merging their rows into cells, comparing);
  * building the answer's rows (the handler run again, less its request and values);
  * JSON.stringify of the rows, as Koa does before sending. Each run also times the same
  * statements on the bare connection.
  */
+/** An endpoint's read of its values (statements, then what it makes of their rows). */
+type ValuesRead = (s: MmServices, req: MmRequest) => Promise<unknown>;
+
 async function breakdown(
   service: Service,
   recorder: QueryRecorder,
@@ -554,7 +560,7 @@ async function breakdown(
   user: ReturnType<typeof withoutHash>,
   endpoint: Endpoint,
   handler: MmHandler,
-  want: Want,
+  read: ValuesRead,
 ): Promise<Breakdown> {
   const deps = service.deps;
   // Without the summary's kept buckets: the steps of an answer computed whole.
@@ -572,7 +578,7 @@ async function breakdown(
     const req = await parseMmRequest(deps, ctxOf(), { ...query }, { validate: validators.any, intervals: INTERVALS });
     const t1 = performance.now();
     recorder.recording = [];
-    await s.readings.values(req, want);
+    await read(s, req);
     const t2 = performance.now();
     const statements = recorder.recording;
     recorder.recording = undefined;
