@@ -173,7 +173,7 @@ export class MarketMakerMetrics {
     };
     // A metric's position in q.metrics (1-based) by a hash lookup: indexOf over the list
     // for each value cost as much as the rest of the read.
-    const position = 'transform(metric, {metrics:Array(String)}, range(1, 1 + length({metrics:Array(String)})), 0)';
+    const position = 'transform(metric, {metrics:Array(String)}, arrayMap(i -> toUInt16(i), range(1, 1 + length({metrics:Array(String)}))), toUInt16(0))';
     const rows = await this.ch.queryBinary<Row & { repeated: boolean }>(
       `SELECT organization, any(asset) AS asset, exchange, pair, toString(\`interval\`) AS iv, toUnixTimestamp(t) AS s, ${bucket} AS b,
          groupArray(${position} AS m) AS ms, groupArray(value) AS vs, toUnixTimestamp64Milli(max(pushed_at)) AS pushed,
