@@ -65,11 +65,11 @@ const AGAIN_MAX_BUCKETS = 2000;
 const REPORTED_SECONDS_SQL = "multiIf(`interval` = '5m', 300, `interval` = '1h', 3600, 86400)";
 
 /**
- * The reported values of the keys, metrics and intervals asked whose bucket lies in the
- * window's ranges: a bucket that began before a range but reaches into it counts (a daily
- * report over a window of an hour), as the summary's buckets do.
+ * The reported values of the keys, metrics and intervals asked whose bucket starts in the
+ * window's ranges; with `reaching`, also a bucket that began before a range but reaches
+ * into it (a daily report over a window of an hour), as the summary's buckets do.
  */
-function reportedWhere(q: ReportedQuery): { params: Record<string, unknown>; where: string } {
+function reportedWhere(q: ReportedQuery, reaching: boolean): { params: Record<string, unknown>; where: string } {
   const params: Record<string, unknown> = {
     keys: q.keys.map((k) => new TupleParam([k.organization, k.exchange, k.pair])),
     metrics: [...q.metrics],
@@ -79,7 +79,10 @@ function reportedWhere(q: ReportedQuery): { params: Record<string, unknown>; whe
   const ranges = q.ranges.map((r, i) => {
     params[`f${i}`] = Math.floor(r[0] / 1000);
     params[`t${i}`] = Math.ceil(r[1] / 1000);
-    return `(timestamp >= toDateTime({f${i}:UInt32}, 'UTC') - INTERVAL 1 DAY AND timestamp + toIntervalSecond(${REPORTED_SECONDS_SQL}) > toDateTime({f${i}:UInt32}, 'UTC') AND timestamp < toDateTime({t${i}:UInt32}, 'UTC'))`;
+    const from = reaching
+      ? `timestamp >= toDateTime({f${i}:UInt32}, 'UTC') - INTERVAL 1 DAY AND timestamp + toIntervalSecond(${REPORTED_SECONDS_SQL}) > toDateTime({f${i}:UInt32}, 'UTC')`
+      : `timestamp >= toDateTime({f${i}:UInt32}, 'UTC')`;
+    return `(${from} AND timestamp < toDateTime({t${i}:UInt32}, 'UTC'))`;
   });
   const where = `(organization, exchange, pair) IN {keys:Array(Tuple(String, String, String))}
     AND metric IN {metrics:Array(String)} AND \`interval\` IN {intervals:Array(Enum8('5m' = 1, '1h' = 2, '1d' = 3))}
@@ -157,7 +160,7 @@ export class MarketMakerMetrics {
    */
   async reportedBuckets(q: ReportedQuery): Promise<ReportedValuesOf[]> {
     if (q.keys.length === 0 || q.metrics.length === 0 || q.ranges.length === 0) return [];
-    const { params, where } = reportedWhere(q);
+    const { params, where } = reportedWhere(q, true);
     const bucket = q.interval === 'a' ? '0' : bucketOf(q.interval);
     type Row = {
       organization: string;
@@ -230,18 +233,7 @@ export class MarketMakerMetrics {
   /** Reported values in the window, per organization, pair, reported interval and bucket. */
   async reported(q: ReportedQuery): Promise<ReportedBucket[]> {
     if (q.keys.length === 0 || q.metrics.length === 0 || q.ranges.length === 0) return [];
-    const intervals = q.interval === 'a' ? [...REPORTED_INTERVALS] : [q.interval];
-    const params: Record<string, unknown> = {
-      keys: q.keys.map((k) => new TupleParam([k.organization, k.exchange, k.pair])),
-      metrics: [...q.metrics],
-      intervals,
-      tz: q.zone,
-    };
-    const ranges = q.ranges.map((r, i) => {
-      params[`f${i}`] = Math.floor(r[0] / 1000);
-      params[`t${i}`] = Math.ceil(r[1] / 1000);
-      return `(timestamp >= toDateTime({f${i}:UInt32}, 'UTC') AND timestamp < toDateTime({t${i}:UInt32}, 'UTC'))`;
-    });
+    const { params, where } = reportedWhere(q, false);
     const bucket = q.interval === 'a' ? '0' : bucketOf(q.interval);
     // The latest push of each key by argMax over its pushes, not FINAL (which cost most of
     // the read: docs/benchmarks.md, "Measurements behind the code"); of two pushes of a
@@ -263,9 +255,7 @@ export class MarketMakerMetrics {
          FROM (
            SELECT organization, exchange, pair, \`interval\`, metric, timestamp AS t, asset, argMax(value, (pushed_at, seq)) AS v
            FROM mm_reported
-           WHERE (organization, exchange, pair) IN {keys:Array(Tuple(String, String, String))}
-             AND metric IN {metrics:Array(String)} AND \`interval\` IN {intervals:Array(Enum8('5m' = 1, '1h' = 2, '1d' = 3))}
-             AND (${ranges.join(' OR ')})
+           WHERE ${where}
            GROUP BY organization, exchange, pair, \`interval\`, metric, t, asset
          )
          GROUP BY organization, exchange, pair, \`interval\`, b, m
