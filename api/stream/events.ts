@@ -129,7 +129,8 @@ export function appendFrame(out: Buffer[], e: HubEvent, enc: Encoded, levels: re
   return n + enc.tail.length;
 }
 
-const numberText = (v: number | undefined): string => (v === undefined || !Number.isFinite(v) ? 'null' : String(v));
+// JSON.stringify, not String(): the same text without the engine's cache of number strings (row-text.ts).
+const numberText = (v: number | undefined): string => (v === undefined || !Number.isFinite(v) ? 'null' : JSON.stringify(v));
 
 export function targetData(m: TargetEventMessage): string {
   return JSON.stringify({
