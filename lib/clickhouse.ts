@@ -480,10 +480,10 @@ export function openClickHouse(config: GatewayConfig, name: string, opts: OpenOp
       wrap(true, async (query_id) => {
         // 64-bit integers as JSON numbers, on every query (see insert for why explicit).
         const clickhouse_settings: ClickHouseSettings = { output_format_json_quote_64bit_integers: 0, ...perStatement(query_id), ...settings };
-        return onClient(query_id, bindsValues(params), async (client) => {
-          const rs = await client.query({ query: sql, query_params: params, format: 'JSONEachRow', query_id, clickhouse_settings });
-          return rs.json<T>();
-        });
+        const rs = await onClient(query_id, bindsValues(params), (client) => client.query({ query: sql, query_params: params, format: 'JSONEachRow', query_id, clickhouse_settings }));
+        // Parsed once the statement has left the line of bound statements (the embedded
+        // engine holds the whole output by then): the next statement runs meanwhile.
+        return rs.json<T>();
       }),
     // Retried only until the stream is handed back: an error while the caller reads it, after
     // part of the answer may have gone on, reaches the caller as the stream's error.
@@ -499,14 +499,15 @@ export function openClickHouse(config: GatewayConfig, name: string, opts: OpenOp
         return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
       }),
     queryBinary: <T>(sql: string, params: Params = {}) =>
-      wrap(true, async (query_id) =>
-        onClient(query_id, bindsValues(params), async (client) => {
-          const { stream } = await client.exec({ query: `${sql}\nFORMAT RowBinaryWithNamesAndTypes`, query_params: params, query_id, clickhouse_settings: perStatement(query_id) });
-          const chunks: Buffer[] = [];
-          for await (const chunk of stream) chunks.push(chunk as Buffer);
-          return readRowBinary<T>(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks));
-        }),
-      ),
+      wrap(true, async (query_id) => {
+        const { stream } = await onClient(query_id, bindsValues(params), (client) =>
+          client.exec({ query: `${sql}\nFORMAT RowBinaryWithNamesAndTypes`, query_params: params, query_id, clickhouse_settings: perStatement(query_id) }),
+        );
+        // Read out of the line of bound statements, as query's rows are.
+        const chunks: Buffer[] = [];
+        for await (const chunk of stream) chunks.push(chunk as Buffer);
+        return readRowBinary<T>(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks));
+      }),
     command: (sql, params = {}, opts = {}) =>
       wrap(opts.idempotent === true, async (query_id) => {
         await onClient(query_id, bindsValues(params), (client) => client.command({ query: sql, query_params: params, query_id, clickhouse_settings: perStatement(query_id) }));
