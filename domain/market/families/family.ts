@@ -84,18 +84,24 @@ export function fromRollups(f: Family): string {
   return f.aggregates.map((a) => `${SQL_COMBINE[a.combine]}(${a.name})`).join(',\n  ');
 }
 
-/** The partial of rows of one stored table: `<name>_p` each (aliases that shadow no column). */
-export function partialSelect(f: Family, table: Table): string {
+/**
+ * The partial of rows of one stored table: `<name>_p` each (aliases that shadow no column).
+ * `whole`: each row of the (rollup) table is one bucket's, read as it is, without GROUP BY.
+ */
+export function partialSelect(f: Family, table: Table, whole = false): string {
   return partials(f)
-    .map((a) => `${table === 'minutes' ? a.minute : `${SQL_COMBINE[a.combine]}(${a.name})`} AS ${a.name}_p`)
+    .map((a) => `${table === 'minutes' ? a.minute : whole ? a.name : `${SQL_COMBINE[a.combine]}(${a.name})`} AS ${a.name}_p`)
     .join(', ');
 }
 
-/** The merge of the tables' partials into one per pair and bucket, named as the aggregates. */
-export function outerSelect(f: Family): string {
+/**
+ * The merge of the tables' partials into one per pair and bucket, named as the aggregates.
+ * `whole`: of one row per bucket, taken as it is.
+ */
+export function outerSelect(f: Family, whole = false): string {
   return partials(f)
     .map((a) => {
-      const merged = `${SQL_COMBINE[a.combine]}(${a.name}_p)`;
+      const merged = whole ? `${a.name}_p` : `${SQL_COMBINE[a.combine]}(${a.name}_p)`;
       return a.partial === 'time-value'
         ? `(toUnixTimestamp64Milli(tupleElement(${merged}, 1)), tupleElement(${merged}, 2)) AS ${a.name}`
         : `${merged} AS ${a.name}`;

@@ -6,20 +6,37 @@ import type { ClickHouse } from '../../../lib/clickhouse.ts';
 import { FAMILIES, type FamilyName, type Partials } from '../families/index.ts';
 import { keyColumns, outerSelect, partialSelect, type Family } from '../families/family.ts';
 import { pairParams, storedRows, type MarketQuery, type Sql } from './stored-rows.ts';
+import type { Table } from '../window.ts';
 
 /** The partials per pair and bucket `b`, unordered; undefined when no piece is left. */
 export function partialsSql(name: FamilyName, q: MarketQuery): Sql | undefined {
   return familyPartialsSql(FAMILIES[name], q);
 }
 
+/**
+ * The stored table whose rows are each one whole bucket of the interval, when the plan reads
+ * it (window.ts reads days only in a zone without offset, hours only in one of whole hours):
+ * a bucket read from such a row is read from no other table, so its rows need no GROUP BY.
+ * A month at `1d` is mostly day rows; grouping them cost the engine most of the read.
+ */
+const WHOLE_BUCKET_ROWS: Partial<Record<MarketQuery['interval'], Table>> = { '1d': 'days', '1h': 'hours' };
+
 /** A family's partials per pair, series (Family.keys) and bucket `b`, of the rows `where` admits. */
 export function familyPartialsSql(family: Family, q: MarketQuery, where?: Sql): Sql | undefined {
-  const parts = storedRows(family.tables, q, (table) => partialSelect(family, table), { keys: family.keys, where });
+  const whole = WHOLE_BUCKET_ROWS[q.interval];
+  const parts = storedRows(family.tables, q, (table) => partialSelect(family, table, table === whole), { keys: family.keys, where });
   if (parts.length === 0) return undefined;
   const group = [...keyColumns(family), 'b'].join(', ');
+  const merged = parts.filter((x) => x.table !== whole);
+  // UNION ALL matches columns by position: both selects list the group's columns, then the partials.
+  const selects = [
+    ...(merged.length === 0 ? [] : [`SELECT ${group}, ${outerSelect(family)} FROM (${merged.map((x) => `${x.sql.text} GROUP BY ${group}`).join('\nUNION ALL\n')})
+    GROUP BY ${group}`]),
+    ...parts.filter((x) => x.table === whole).map((x) => `SELECT ${group}, ${outerSelect(family, true)} FROM (${x.sql.text})`),
+  ];
   return {
-    text: `SELECT ${group}, ${outerSelect(family)} FROM (${parts.map((x) => `${x.sql.text} GROUP BY ${group}`).join('\nUNION ALL\n')})
-    GROUP BY ${group}`,
+    // One SELECT either way, so that a caller's ORDER BY or wrapping applies to all its rows.
+    text: selects.length === 1 ? selects[0]! : `SELECT * FROM (${selects.join('\nUNION ALL\n')})`,
     params: Object.assign(pairParams(q), ...parts.map((x) => x.sql.params)),
   };
 }
