@@ -7,7 +7,11 @@ type Reader = (r: Cursor) => unknown;
 
 class Cursor {
   pos = 0;
-  constructor(readonly buf: Buffer) {}
+  /** Numbers are read through a DataView: its reads compile to loads, Buffer's are calls. */
+  readonly view: DataView;
+  constructor(readonly buf: Buffer) {
+    this.view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
+  }
 
   /** An unsigned LEB128 length. */
   varUInt(): number {
@@ -35,27 +39,27 @@ const SCALARS: Record<string, Reader> = {
   String: (r) => r.string(),
   Bool: (r) => r.buf[r.pos++] === 1,
   UInt8: (r) => r.buf[r.pos++],
-  Int8: (r) => r.buf.readInt8(r.pos++),
-  UInt16: (r) => ((r.pos += 2), r.buf.readUInt16LE(r.pos - 2)),
-  Int16: (r) => ((r.pos += 2), r.buf.readInt16LE(r.pos - 2)),
-  UInt32: (r) => ((r.pos += 4), r.buf.readUInt32LE(r.pos - 4)),
-  Int32: (r) => ((r.pos += 4), r.buf.readInt32LE(r.pos - 4)),
+  Int8: (r) => r.view.getInt8(r.pos++),
+  UInt16: (r) => ((r.pos += 2), r.view.getUint16(r.pos - 2, true)),
+  Int16: (r) => ((r.pos += 2), r.view.getInt16(r.pos - 2, true)),
+  UInt32: (r) => ((r.pos += 4), r.view.getUint32(r.pos - 4, true)),
+  Int32: (r) => ((r.pos += 4), r.view.getInt32(r.pos - 4, true)),
   // Past 2^53 a number loses digits, as the JSON read's numbers do.
-  UInt64: (r) => ((r.pos += 8), r.buf.readUInt32LE(r.pos - 8) + r.buf.readUInt32LE(r.pos - 4) * 2 ** 32),
-  Int64: (r) => ((r.pos += 8), r.buf.readUInt32LE(r.pos - 8) + r.buf.readInt32LE(r.pos - 4) * 2 ** 32),
-  Float32: (r) => ((r.pos += 4), finite(r.buf.readFloatLE(r.pos - 4))),
-  Float64: (r) => ((r.pos += 8), finite(r.buf.readDoubleLE(r.pos - 8))),
-  DateTime: (r) => ((r.pos += 4), r.buf.readUInt32LE(r.pos - 4)),
+  UInt64: (r) => ((r.pos += 8), r.view.getUint32(r.pos - 8, true) + r.view.getUint32(r.pos - 4, true) * 2 ** 32),
+  Int64: (r) => ((r.pos += 8), r.view.getUint32(r.pos - 8, true) + r.view.getInt32(r.pos - 4, true) * 2 ** 32),
+  Float32: (r) => ((r.pos += 4), finite(r.view.getFloat32(r.pos - 4, true))),
+  Float64: (r) => ((r.pos += 8), finite(r.view.getFloat64(r.pos - 8, true))),
+  DateTime: (r) => ((r.pos += 4), r.view.getUint32(r.pos - 4, true)),
 };
 
 /** An Array(Float64) in one loop, not a reader call per item: a month's depth is millions of them. */
 const float64s: Reader = (r) => {
   const n = r.varUInt();
   const out = new Array<number | null>(n);
-  const buf = r.buf;
+  const view = r.view;
   let pos = r.pos;
   for (let i = 0; i < n; i++, pos += 8) {
-    const x = buf.readDoubleLE(pos);
+    const x = view.getFloat64(pos, true);
     out[i] = Number.isFinite(x) ? x : null;
   }
   r.pos = pos;
@@ -102,7 +106,7 @@ function readerOf(type: string): Reader {
     for (const m of enumType[2]!.matchAll(/'((?:[^'\\]|\\.)*)' = (-?\d+)/g)) names.set(Number(m[2]), m[1]!.replace(/\\(.)/g, '$1'));
     const size = enumType[1] === '8' ? 1 : 2;
     return (r) => {
-      const v = size === 1 ? r.buf.readInt8(r.pos) : r.buf.readInt16LE(r.pos);
+      const v = size === 1 ? r.view.getInt8(r.pos) : r.view.getInt16(r.pos, true);
       r.pos += size;
       return names.get(v);
     };
