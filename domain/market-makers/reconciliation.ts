@@ -14,7 +14,7 @@ import type { Pair, Wallet } from '../reference/repository.ts';
 import { REPORTED_INTERVALS, type ReportedInterval, type ReportedValuesOf } from './metrics.ts';
 import { inAnswerOrder, type MarketMakerReadings, type MmQuery } from './readings.ts';
 import { coveredMinutes } from './reporting.ts';
-import { coarsestReported, compareBuckets, oneBucketCompared, sumWallets, trustedVolume, type Compared, type Values } from './values.ts';
+import { addPackedWallet, coarsestReported, compareBuckets, trustedVolume } from './values.ts';
 import { mapKey } from '../../lib/map-key.ts';
 
 export interface ReconciledRow {
@@ -58,38 +58,59 @@ export async function reconcile(readings: MarketMakerReadings, req: MmQuery, lat
   const pairs = new Map(req.pairs.map((p) => [mapKey(p.exchange, p.pair), p]));
   const walletsOf = new Map<string, Wallet[]>();
   for (const wallet of req.wallets.values()) walletsOf.set(wallet.organization, [...(walletsOf.get(wallet.organization) ?? []), wallet]);
-  const cells = new Map<string, { maker: string; pair: Pair; b: number; both: { reported: ReportedValuesOf; trusted: Values }[] }>();
+  const cells = new Map<string, { maker: string; pair: Pair; b: number; both: { reported: ReportedValuesOf; trusted: Float64Array }[] }>();
   for (const { r, range } of covered) {
     const pair = pairs.get(mapKey(r.exchange, r.pair));
     if (!pair || !req.makers.get(r.organization)?.pairs.includes(pair)) continue;
-    const own: Values[] = [];
+    // Its wallets together, in the wallets' order.
+    let sum: Float64Array | undefined;
     for (const wallet of walletsOf.get(r.organization) ?? []) {
       const t = trusted.get(mapKey(r.interval, range[0], range[1], wallet.id, r.exchange, r.pair));
-      if (t) own.push(t);
+      if (!t) continue;
+      if (!sum) sum = t.slice();
+      else addPackedWallet(sum, t);
     }
-    if (own.length === 0) continue;
+    if (!sum) continue;
     const k = mapKey(r.organization, r.exchange, r.pair, r.b);
     let c = cells.get(k);
     if (!c) {
       c = { maker: r.organization, pair, b: r.b, both: [] };
       cells.set(k, c);
     }
-    c.both.push({ reported: r, trusted: sumWallets(own) });
+    c.both.push({ reported: r, trusted: sum });
   }
 
   // Per row, each metric's two sides in arrays, not an object per metric: a month is over
-  // a million comparisons. Reported values by their metric's position in metricIds.
+  // a million comparisons. Both sides by their metric's position in metricIds, NaN unknown.
   const width = metricIds.length;
-  const n = names.length;
   const ordered = inAnswerOrder([...cells.values()]);
   const reported = new Float64Array(ordered.length * width);
   const trustedSide = new Float64Array(ordered.length * width);
   const matched = new Uint8Array(ordered.length * width);
-  // Metric j's trusted side: volume, then bid and ask at each level.
-  const sideOf = (v: Values, j: number) => (j === 0 ? v.volume : j <= n ? v.bid[j - 1]! : v.ask[j - 1 - n]!);
+  const orNull = (x: number) => (Number.isNaN(x) ? null : x);
   return ordered.map((c, row) => {
     const at = row * width;
-    const out: ReconciledRow = {
+    if (c.both.length === 1) {
+      // One reported bucket, as every row but those of `a` has: oneBucketCompared, unrolled.
+      const r = c.both[0]!.reported.values;
+      const t = c.both[0]!.trusted;
+      for (let j = 0; j < width; j++) {
+        reported[at + j] = 0 + r[j]!;
+        trustedSide[at + j] = 0 + t[j]!;
+        matched[at + j] = Number.isNaN(r[j]!) || Number.isNaN(t[j]!) ? 0 : 1;
+      }
+    } else {
+      for (let j = 0; j < width; j++) {
+        const x = compareBuckets(
+          c.both.map((b) => ({ reported: orNull(b.reported.values[j]!), trusted: orNull(b.trusted[j]!) })),
+          j === 0 ? 'sum' : 'mean',
+        );
+        reported[at + j] = x.reported ?? NaN;
+        trustedSide[at + j] = x.trusted ?? NaN;
+        matched[at + j] = x.matched ? 1 : 0;
+      }
+    }
+    return {
       maker: c.maker,
       pair: c.pair,
       b: c.b,
@@ -97,35 +118,13 @@ export async function reconcile(readings: MarketMakerReadings, req: MmQuery, lat
       trusted: trustedSide.subarray(at, at + width),
       matched: matched.subarray(at, at + width),
     };
-    const one = c.both.length === 1 ? c.both[0]! : undefined;
-    for (let j = 0; j < width; j++) {
-      const combine = j === 0 ? 'sum' : 'mean';
-      let x: Compared;
-      if (one) {
-        // One reported bucket, as every row but those of `a` has: compareBuckets' one-bucket
-        // case without building its list.
-        const r = one.reported.values[j]!;
-        x = oneBucketCompared(Number.isNaN(r) ? null : r, sideOf(one.trusted, j), combine);
-      } else {
-        x = compareBuckets(
-          c.both.map((b) => {
-            const r = b.reported.values[j]!;
-            return { reported: Number.isNaN(r) ? null : r, trusted: sideOf(b.trusted, j) };
-          }),
-          combine,
-        );
-      }
-      out.reported[j] = x.reported ?? NaN;
-      out.trusted[j] = x.trusted ?? NaN;
-      out.matched[j] = x.matched ? 1 : 0;
-    }
-    return out;
   });
 }
 
 /**
  * The trusted values of each wallet over each reported bucket's covered minutes, at the
- * levels asked, by (interval, from, to, wallet, exchange, pair). A read takes one range per
+ * levels asked, by (interval, from, to, wallet, exchange, pair): volume, then bid and ask
+ * at each level (reconciledMetrics' order), NaN where unknown (trustedVolume's and mean's null). A read takes one range per
  * bucket start, so buckets of one start covered to different minutes (pushes at other
  * times) are read in turns: usually one read per reported interval.
  */
@@ -133,12 +132,13 @@ async function trustedOver(
   readings: MarketMakerReadings,
   req: MmQuery,
   wanted: { interval: ReportedInterval; range: Range; exchange: string; pair: string }[],
-): Promise<Map<string, Values>> {
-  const out = new Map<string, Values>();
+): Promise<Map<string, Float64Array>> {
+  const out = new Map<string, Float64Array>();
   const wallets = [...req.wallets.keys()];
   if (wallets.length === 0) return out;
   const at = req.levels.map(levelIndex);
-  const every = at.length === LEVELS_BPS.length;
+  const n = at.length;
+  const every = n === LEVELS_BPS.length;
   for (const interval of REPORTED_INTERVALS) {
     // Per bucket start: the distinct ends wanted, and the pairs wanting each.
     const ends = new Map<number, Map<number, Set<string>>>();
@@ -167,17 +167,21 @@ async function trustedOver(
         const k = mapKey(interval, start, endOf.get(start) ?? start, wallet, exchange, pair);
         let m = out.get(k);
         if (!m) {
-          m = { volume: 0, bid: at.map(() => null), ask: at.map(() => null) };
+          // Without a volume row no fill (0), without a depth row no depth.
+          m = new Float64Array(1 + 2 * n).fill(NaN);
+          m[0] = 0;
           out.set(k, m);
         }
         return m;
       };
       for (const d of depth) {
         const m = slot(d.wallet_id, d.exchange, d.pair, d.b);
-        m.bid = d.bid_depth_sum.map((x) => mean(x, d.minutes));
-        m.ask = d.ask_depth_sum.map((x) => mean(x, d.minutes));
+        for (let i = 0; i < n; i++) {
+          m[1 + i] = mean(d.bid_depth_sum[i], d.minutes) ?? NaN;
+          m[1 + n + i] = mean(d.ask_depth_sum[i], d.minutes) ?? NaN;
+        }
       }
-      for (const v of volume) slot(v.wallet_id, v.exchange, v.pair, v.b).volume = trustedVolume(v);
+      for (const v of volume) slot(v.wallet_id, v.exchange, v.pair, v.b)[0] = trustedVolume(v) ?? NaN;
     }
   }
   return out;

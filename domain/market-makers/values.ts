@@ -84,6 +84,18 @@ export function sumWallets(wallets: readonly Values[]): Values {
 }
 
 /**
+ * sumWallets over packed values (a Float64Array of volume and depths, NaN where unknown):
+ * adds `wallet` into `sum`. The reconciliation packs a month of rows so.
+ */
+export function addPackedWallet(sum: Float64Array, wallet: Float64Array): void {
+  for (let j = 0; j < sum.length; j++) {
+    const a = sum[j]!;
+    const b = wallet[j]!;
+    sum[j] = Number.isNaN(a) ? b : Number.isNaN(b) ? a : a + b;
+  }
+}
+
+/**
  * What a bucket shows for a market maker: trusted values replace reported ones, one row per
  * wallet with trusted values; without any, the reported values; else nothing.
  */

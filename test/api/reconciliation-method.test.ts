@@ -2,7 +2,7 @@
 // (domain/market-makers/reporting.ts, docs/market-makers.md): the demo's market makers
 // (ingest/synthetic/market-makers.ts) quote a moving public book through the real pipeline
 // and push their reports as the demo does, once a minute, the last buckets covered only in
-// part. The honest one is flagged at no level and no interval the endpoint accepts, with
+// part. The honest one (two accounts) is flagged at no level and no interval the endpoint accepts, with
 // no difference at all; the one that reports three times its depth is flagged on every row.
 import { expect } from 'chai';
 import { INTERVALS } from '../../domain/market/facts.ts';
@@ -28,6 +28,9 @@ describe('reconciliation of reports made by the documented method', function () 
   w.fixture.organizations!.push({ slug: liar, name: `Maker three ${w.tag}`, kind: 'market_maker' });
   w.fixture.coverage!.push({ organization: liar, assets: [w.asset], exchanges: [w.ex], pairs: [spot] });
   w.fixture.wallets!.push({ id: liarWallet, organization: liar, number: 1, exchange: w.ex });
+  // The honest maker quotes from two accounts on the exchange: its report is of both together.
+  const honest = w.fixture.wallets![0]!;
+  w.fixture.wallets!.push({ id: honestWallet + 60_000_000, organization: honest.organization, number: 2, exchange: honest.exchange });
   const fixture = w.fixture;
 
   // 70 minutes from 20 minutes before a whole hour, three snapshots a minute whose mids move

@@ -4,6 +4,7 @@
 import { expect } from 'chai';
 import {
   coarsestReported,
+  addPackedWallet,
   compareBuckets,
   coverage,
   DEFAULT_TOLERANCE_PCT,
@@ -47,6 +48,19 @@ describe('market-maker values (domain/market-makers/values.ts)', () => {
         { volume: null, bid: [2, 3], ask: [null, null] },
       ]),
     ).to.deep.equal({ volume: 10, bid: [3, 3], ask: [null, null] });
+  });
+
+  it('packed, the same sums: volume and depths in one array, NaN where unknown', () => {
+    const wallets = [
+      { volume: 10, bid: [1, null], ask: [null, 0.1] },
+      { volume: null, bid: [2, 3], ask: [null, 0.2] },
+      { volume: 5, bid: [null, 4], ask: [null, null] },
+    ];
+    const pack = (v: (typeof wallets)[number]) => Float64Array.from([v.volume, ...v.bid, ...v.ask], (x) => x ?? NaN);
+    const sum = pack(wallets[0]!);
+    for (const w of wallets.slice(1)) addPackedWallet(sum, pack(w));
+    const want = sumWallets(wallets);
+    expect([...sum].map((x) => (Number.isNaN(x) ? null : x))).to.deep.equal([want.volume, ...want.bid, ...want.ask]);
   });
 
   it('shows trusted values, one row per wallet, instead of reported ones', () => {
