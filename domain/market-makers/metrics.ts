@@ -65,11 +65,14 @@ const AGAIN_MAX_BUCKETS = 2000;
 const REPORTED_SECONDS_SQL = "multiIf(`interval` = '5m', 300, `interval` = '1h', 3600, 86400)";
 
 /**
- * The reported values of the keys, metrics and intervals asked whose bucket starts in the
- * window's ranges; with `reaching`, also a bucket that began before a range but reaches
+ * The PREWHERE and WHERE clauses of the reported values of the keys, metrics and intervals
+ * asked whose bucket starts in the window's ranges; with `reaching`, also a bucket that began before a range but reaches
  * into it (a daily report over a window of an hour), as the summary's buckets do.
  */
-function reportedWhere(q: ReportedQuery, reaching: boolean): { params: Record<string, unknown>; where: string } {
+function reportedFilter(q: ReportedQuery, reaching: boolean): { params: Record<string, unknown>; filter: string } {
+  // The interval and the window filter first (PREWHERE): the other intervals' rows are most
+  // of the table, and the key set is then asked only of the window's rows
+  // (docs/benchmarks.md, "Measurements behind the code").
   const params: Record<string, unknown> = {
     keys: q.keys.map((k) => new TupleParam([k.organization, k.exchange, k.pair])),
     metrics: [...q.metrics],
@@ -84,10 +87,9 @@ function reportedWhere(q: ReportedQuery, reaching: boolean): { params: Record<st
       : `timestamp >= toDateTime({f${i}:UInt32}, 'UTC')`;
     return `(${from} AND timestamp < toDateTime({t${i}:UInt32}, 'UTC'))`;
   });
-  const where = `(organization, exchange, pair) IN {keys:Array(Tuple(String, String, String))}
-    AND metric IN {metrics:Array(String)} AND \`interval\` IN {intervals:Array(Enum8('5m' = 1, '1h' = 2, '1d' = 3))}
-    AND (${ranges.join(' OR ')})`;
-  return { params, where };
+  const filter = `PREWHERE \`interval\` IN {intervals:Array(Enum8('5m' = 1, '1h' = 2, '1d' = 3))} AND (${ranges.join(' OR ')})
+    WHERE (organization, exchange, pair) IN {keys:Array(Tuple(String, String, String))} AND metric IN {metrics:Array(String)}`;
+  return { params, filter };
 }
 
 export class MarketMakerMetrics {
@@ -160,7 +162,7 @@ export class MarketMakerMetrics {
    */
   async reportedBuckets(q: ReportedQuery): Promise<ReportedValuesOf[]> {
     if (q.keys.length === 0 || q.metrics.length === 0 || q.ranges.length === 0) return [];
-    const { params, where } = reportedWhere(q, true);
+    const { params, filter } = reportedFilter(q, true);
     const bucket = q.interval === 'a' ? '0' : bucketOf(q.interval);
     type Row = {
       organization: string;
@@ -182,7 +184,7 @@ export class MarketMakerMetrics {
          groupArray(${position} AS m) AS ms, groupArray(value) AS vs, toUnixTimestamp64Milli(max(pushed_at)) AS pushed,
          bitCount(groupBitOr(bitShiftLeft(toUInt64(1), m % 64))) != count() AS repeated
        FROM mm_reported
-       WHERE ${where}
+       ${filter}
        GROUP BY organization, exchange, pair, \`interval\`, timestamp AS t`,
       params,
     );
@@ -202,7 +204,7 @@ export class MarketMakerMetrics {
            SELECT organization, exchange, pair, \`interval\` AS e, timestamp AS t, any(asset) AS asset, ${position} AS m,
              argMax(value, (pushed_at, seq)) AS v, max(pushed_at) AS p
            FROM mm_reported
-           WHERE ${where}
+           ${filter}
              ${few ? 'AND (organization, exchange, pair, toString(`interval`), toUnixTimestamp(timestamp)) IN {again:Array(Tuple(String, String, String, String, UInt32))}' : ''}
            GROUP BY organization, exchange, pair, \`interval\`, metric, timestamp
          )
@@ -233,7 +235,7 @@ export class MarketMakerMetrics {
   /** Reported values in the window, per organization, pair, reported interval and bucket. */
   async reported(q: ReportedQuery): Promise<ReportedBucket[]> {
     if (q.keys.length === 0 || q.metrics.length === 0 || q.ranges.length === 0) return [];
-    const { params, where } = reportedWhere(q, false);
+    const { params, filter } = reportedFilter(q, false);
     const bucket = q.interval === 'a' ? '0' : bucketOf(q.interval);
     // The latest push of each key by argMax over its pushes, not FINAL (which cost most of
     // the read: docs/benchmarks.md, "Measurements behind the code"); of two pushes of a
@@ -255,7 +257,7 @@ export class MarketMakerMetrics {
          FROM (
            SELECT organization, exchange, pair, \`interval\`, metric, timestamp AS t, asset, argMax(value, (pushed_at, seq)) AS v
            FROM mm_reported
-           WHERE ${where}
+           ${filter}
            GROUP BY organization, exchange, pair, \`interval\`, metric, t, asset
          )
          GROUP BY organization, exchange, pair, \`interval\`, b, m
