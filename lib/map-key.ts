@@ -6,3 +6,28 @@
 /** The parts, NUL-separated, as one string. */
 export const mapKey = (a: string | number, b: string | number, c: string | number = '', d: string | number = '', e: string | number = '', f: string | number = ''): string =>
   `${a}\u0000${b}\u0000${c}\u0000${d}\u0000${e}\u0000${f}`;
+
+/**
+ * Values by a text key (a mapKey) and a number (a bucket's start, a range): a month's rows
+ * are looked up without a text made for each, a number written in it.
+ */
+export class KeyedByNumber<V> {
+  private readonly byKey = new Map<string, Map<number, V>>();
+
+  get(key: string, n: number): V | undefined {
+    return this.byKey.get(key)?.get(n);
+  }
+
+  set(key: string, n: number, v: V): void {
+    let inner = this.byKey.get(key);
+    if (!inner) this.byKey.set(key, (inner = new Map()));
+    inner.set(n, v);
+  }
+
+  /** Every value, in the order their keys and then their numbers were first set. */
+  values(): V[] {
+    const out: V[] = [];
+    for (const inner of this.byKey.values()) for (const v of inner.values()) out.push(v);
+    return out;
+  }
+}

@@ -215,8 +215,11 @@ export class MarketMakerMetrics {
       const byKey = new Map(latest.map((r) => [k(r), r]));
       for (let i = 0; i < rows.length; i++) if (rows[i]!.repeated) rows[i] = { ...byKey.get(k(rows[i]!))!, repeated: false };
     }
-    return rows.map((r) => {
-      const values = new Float64Array(q.metrics.length).fill(NaN);
+    // One array for every bucket's values, each bucket a view of its part.
+    const n = q.metrics.length;
+    const all = new Float64Array(rows.length * n).fill(NaN);
+    return rows.map((r, i) => {
+      const values = all.subarray(i * n, (i + 1) * n);
       for (let i = 0; i < r.ms.length; i++) values[r.ms[i]! - 1] = r.vs[i] ?? NaN;
       return {
         organization: r.organization,

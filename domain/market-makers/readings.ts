@@ -14,7 +14,7 @@ import { bucketsOf, mergeRanges, type MarketWindow, type Range } from '../market
 import type { Pair, Wallet } from '../reference/repository.ts';
 import { MarketMakerMetrics, type ReportedBucket } from './metrics.ts';
 import { coarsestReported, reportedValues, walletValuesOf, type Values } from './values.ts';
-import { mapKey } from '../../lib/map-key.ts';
+import { KeyedByNumber, mapKey } from '../../lib/map-key.ts';
 
 /** The buckets market-maker values are kept in; other intervals are answered daily. */
 export type MmInterval = '5m' | '1h' | '1d' | 'a';
@@ -83,21 +83,26 @@ export class MarketMakerReadings {
     const readReported = (keys: typeof allKeys): Promise<ReportedBucket[]> =>
       keys.length === 0 ? Promise.resolve([]) : this.metrics.reported({ keys, metrics, ranges: w.ranges, interval: w.interval, zone: w.zone });
     const trustedWanted = want.trustedDepth || want.trustedVolume;
-    const [trusted, early, books, trades] = await Promise.all([
-      trustedWanted ? this.metrics.trusted(q, [...req.wallets.keys()], { depth: want.trustedDepth, volume: want.trustedVolume }, at) : { depth: [], volume: [] },
+    // All asked at once; the trusted values are taken into cells while the engine still
+    // reads the others (its statements run one after the other, in this order).
+    const trustedRead = trustedWanted ? this.metrics.trusted(q, [...req.wallets.keys()], { depth: want.trustedDepth, volume: want.trustedVolume }, at) : { depth: [], volume: [] };
+    const rest = Promise.all([
       want.reported === 'all' || want.reported === 'volume' ? readReported(allKeys) : [],
       want.market ? this.partials.read('book', q) : ([] as BookPartial[]),
       want.market ? this.partials.read('trade', q) : ([] as TradePartial[]),
     ]);
+    // Awaited below; a failure meanwhile is not an unhandled rejection.
+    rest.catch(() => undefined);
+    const trusted = await trustedRead;
 
     const pairs = new Map(req.pairs.map((p) => [mapKey(p.exchange, p.pair), p]));
-    const cells = new Map<string, Cell>();
+    const cells = new KeyedByNumber<Cell>();
     const cellOf = (maker: string, pair: Pair, b: number) => {
-      const k = mapKey(maker, pair.exchange, pair.pair, b);
-      let c = cells.get(k);
+      const k = mapKey(maker, pair.exchange, pair.pair);
+      let c = cells.get(k, b);
       if (!c) {
         c = { maker, pair, b, trusted: [], reported: undefined, reportedVolume: false };
-        cells.set(k, c);
+        cells.set(k, b, c);
       }
       return c;
     };
@@ -117,11 +122,11 @@ export class MarketMakerReadings {
     // The summary shows a reported row only in a bucket without trusted values: it reads
     // reported values only for the pairs that have such a bucket (every bucket of the
     // window, or the one of `a`), once the trusted values are known.
-    let reported = early;
-    if (want.reported === 'untrusted') {
-      const untrusted = untrustedBuckets(w, allKeys, cells);
-      if (untrusted.keys.length > 0) reported = await this.metrics.reported({ keys: untrusted.keys, metrics, ranges: untrusted.ranges, interval: w.interval, zone: w.zone });
-    }
+    const untrusted = want.reported === 'untrusted' ? untrustedBuckets(w, allKeys, cells) : undefined;
+    const late = untrusted && untrusted.keys.length > 0 ? this.metrics.reported({ keys: untrusted.keys, metrics, ranges: untrusted.ranges, interval: w.interval, zone: w.zone }) : undefined;
+    late?.catch(() => undefined);
+    const [early, books, trades] = await rest;
+    const reported = late ? await late : early;
 
     const chosen = w.interval === 'a' ? coarsestReported(reported) : reported;
     for (const r of chosen) {
@@ -132,23 +137,24 @@ export class MarketMakerReadings {
       c.reportedVolume = r.counts.has('volume/volume');
     }
 
-    const market = new Map<string, Values>();
-    const tradeOf = new Map(trades.map((t) => [mapKey(t.exchange, t.pair, t.b), t]));
+    const market = new KeyedByNumber<Values>();
+    const tradeOf = new KeyedByNumber<TradePartial>();
+    for (const t of trades) tradeOf.set(mapKey(t.exchange, t.pair), t.b, t);
     for (const bk of books) {
-      market.set(mapKey(bk.exchange, bk.pair, bk.b), {
-        volume: marketVolume(tradeOf.get(mapKey(bk.exchange, bk.pair, bk.b))),
+      market.set(mapKey(bk.exchange, bk.pair), bk.b, {
+        volume: marketVolume(tradeOf.get(mapKey(bk.exchange, bk.pair), bk.b)),
         bid: at.map((i) => depth(bk, 'bid', i)),
         ask: at.map((i) => depth(bk, 'ask', i)),
       });
     }
     for (const t of trades) {
-      const k = mapKey(t.exchange, t.pair, t.b);
-      if (!market.has(k)) market.set(k, { volume: marketVolume(t), bid: at.map(() => null), ask: at.map(() => null) });
+      const k = mapKey(t.exchange, t.pair);
+      if (!market.get(k, t.b)) market.set(k, t.b, { volume: marketVolume(t), bid: at.map(() => null), ask: at.map(() => null) });
     }
 
-    const order = inAnswerOrder([...cells.values()]);
+    const order = inAnswerOrder(cells.values());
     for (const c of order) c.trusted.sort((x, y) => x.wallet.number - y.wallet.number || x.wallet.id - y.wallet.id);
-    return { cells: order, market: (pair, b) => market.get(mapKey(pair.exchange, pair.pair, b)) };
+    return { cells: order, market: (pair, b) => market.get(mapKey(pair.exchange, pair.pair), b) };
   }
 }
 
@@ -204,7 +210,7 @@ export function bucketStarts(w: MmQuery['window']): number[] {
 function untrustedBuckets<K extends { organization: string; exchange: string; pair: string }>(
   w: MmQuery['window'],
   keys: readonly K[],
-  cells: ReadonlyMap<string, Cell>,
+  cells: KeyedByNumber<Cell>,
 ): { keys: K[]; ranges: Range[] } {
   const buckets = bucketStarts(w);
   const inWindow = new Set(buckets);

@@ -15,7 +15,8 @@ import { REPORTED_INTERVALS, type ReportedInterval, type ReportedValuesOf } from
 import { inAnswerOrder, type MarketMakerReadings, type MmQuery } from './readings.ts';
 import { coveredMinutes } from './reporting.ts';
 import { addPackedWallet, coarsestReported, compareBuckets, trustedVolume } from './values.ts';
-import { mapKey } from '../../lib/map-key.ts';
+import { KeyedByNumber, mapKey } from '../../lib/map-key.ts';
+import { MINUTE_MS } from '../../lib/time.ts';
 
 export interface ReconciledRow {
   maker: string;
@@ -58,24 +59,24 @@ export async function reconcile(readings: MarketMakerReadings, req: MmQuery, lat
   const pairs = new Map(req.pairs.map((p) => [mapKey(p.exchange, p.pair), p]));
   const walletsOf = new Map<string, Wallet[]>();
   for (const wallet of req.wallets.values()) walletsOf.set(wallet.organization, [...(walletsOf.get(wallet.organization) ?? []), wallet]);
-  const cells = new Map<string, { maker: string; pair: Pair; b: number; both: { reported: ReportedValuesOf; trusted: Float64Array }[] }>();
+  const cells = new KeyedByNumber<{ maker: string; pair: Pair; b: number; both: { reported: ReportedValuesOf; trusted: Float64Array }[] }>();
   for (const { r, range } of covered) {
     const pair = pairs.get(mapKey(r.exchange, r.pair));
     if (!pair || !req.makers.get(r.organization)?.pairs.includes(pair)) continue;
     // Its wallets together, in the wallets' order.
     let sum: Float64Array | undefined;
     for (const wallet of walletsOf.get(r.organization) ?? []) {
-      const t = trusted.get(mapKey(r.interval, range[0], range[1], wallet.id, r.exchange, r.pair));
+      const t = trusted.get(mapKey(r.interval, wallet.id, r.exchange, r.pair), rangeKey(range));
       if (!t) continue;
       if (!sum) sum = t.slice();
       else addPackedWallet(sum, t);
     }
     if (!sum) continue;
-    const k = mapKey(r.organization, r.exchange, r.pair, r.b);
-    let c = cells.get(k);
+    const k = mapKey(r.organization, r.exchange, r.pair);
+    let c = cells.get(k, r.b);
     if (!c) {
       c = { maker: r.organization, pair, b: r.b, both: [] };
-      cells.set(k, c);
+      cells.set(k, r.b, c);
     }
     c.both.push({ reported: r, trusted: sum });
   }
@@ -83,7 +84,7 @@ export async function reconcile(readings: MarketMakerReadings, req: MmQuery, lat
   // Per row, each metric's two sides in arrays, not an object per metric: a month is over
   // a million comparisons. Both sides by their metric's position in metricIds, NaN unknown.
   const width = metricIds.length;
-  const ordered = inAnswerOrder([...cells.values()]);
+  const ordered = inAnswerOrder(cells.values());
   const reported = new Float64Array(ordered.length * width);
   const trustedSide = new Float64Array(ordered.length * width);
   const matched = new Uint8Array(ordered.length * width);
@@ -121,9 +122,12 @@ export async function reconcile(readings: MarketMakerReadings, req: MmQuery, lat
   });
 }
 
+/** A range of whole minutes as one number (exact: its start's minutes times 2^21, and its length in minutes, under 2^21). */
+const rangeKey = ([from, to]: Range): number => (from / MINUTE_MS) * 2 ** 21 + (to - from) / MINUTE_MS;
+
 /**
  * The trusted values of each wallet over each reported bucket's covered minutes, at the
- * levels asked, by (interval, from, to, wallet, exchange, pair): volume, then bid and ask
+ * levels asked, by (interval, wallet, exchange, pair) and then the range (rangeKey): volume, then bid and ask
  * at each level (reconciledMetrics' order), NaN where unknown (trustedVolume's and mean's null). A read takes one range per
  * bucket start, so buckets of one start covered to different minutes (pushes at other
  * times) are read in turns: usually one read per reported interval.
@@ -132,8 +136,8 @@ async function trustedOver(
   readings: MarketMakerReadings,
   req: MmQuery,
   wanted: { interval: ReportedInterval; range: Range; exchange: string; pair: string }[],
-): Promise<Map<string, Float64Array>> {
-  const out = new Map<string, Float64Array>();
+): Promise<KeyedByNumber<Float64Array>> {
+  const out = new KeyedByNumber<Float64Array>();
   const wallets = [...req.wallets.keys()];
   if (wallets.length === 0) return out;
   const at = req.levels.map(levelIndex);
@@ -164,13 +168,14 @@ async function trustedOver(
       const endOf = new Map(ranges.map(([a, b]) => [a, b]));
       const slot = (wallet: number, exchange: string, pair: string, b: number) => {
         const start = b * 1000;
-        const k = mapKey(interval, start, endOf.get(start) ?? start, wallet, exchange, pair);
-        let m = out.get(k);
+        const k = mapKey(interval, wallet, exchange, pair);
+        const range = rangeKey([start, endOf.get(start) ?? start]);
+        let m = out.get(k, range);
         if (!m) {
           // Without a volume row no fill (0), without a depth row no depth.
           m = new Float64Array(1 + 2 * n).fill(NaN);
           m[0] = 0;
-          out.set(k, m);
+          out.set(k, range, m);
         }
         return m;
       };
