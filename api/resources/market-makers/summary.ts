@@ -107,7 +107,8 @@ async function summaryJson(s: MmServices, req: MmRequest, shape: Shape, gzip: bo
     const { cells: found, market } = await s.readings.values(part, WANT);
     const byCell = new Map(cells.map((c) => [`${c.maker}\u0000${c.pair.exchange}\u0000${c.pair.pair}`, c]));
     const timestamps = new Map<number, string>();
-    const packer = new RowPacker(keys, kinds, found.length);
+    // A row per wallet with trusted values, else one: the rows' numbers allocated once.
+    const packer = new RowPacker(keys, kinds, found.reduce((n, c) => n + Math.max(1, c.trusted.length), 0));
     const [wallet, organization] = [packer.text('"wallet"'), packer.text('"organization"')];
     const groups: [string, number][] = [];
     for (const c of found) {
