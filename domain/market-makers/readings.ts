@@ -14,7 +14,7 @@ import { bucketsOf, mergeRanges, type MarketWindow, type Range } from '../market
 import type { Pair, Wallet } from '../reference/repository.ts';
 import { MarketMakerMetrics, type ReportedBucket } from './metrics.ts';
 import { coarsestReported, reportedValues, walletValuesOf, type Values } from './values.ts';
-import { KeyedByNumber, mapKey } from '../../lib/map-key.ts';
+import { ByTwoTexts, KeyedByNumber, mapKey } from '../../lib/map-key.ts';
 
 /** The buckets market-maker values are kept in; other intervals are answered daily. */
 export type MmInterval = '5m' | '1h' | '1d' | 'a';
@@ -95,27 +95,32 @@ export class MarketMakerReadings {
     rest.catch(() => undefined);
     const trusted = await trustedRead;
 
-    const pairs = new Map(req.pairs.map((p) => [mapKey(p.exchange, p.pair), p]));
-    const cells = new KeyedByNumber<Cell>();
+    // Rows name their pair by exchange and symbol; cells and the market's values are kept
+    // by the pair read (req.pairs: the makers' pairs are the same objects) and the bucket.
+    const pairs = new ByTwoTexts<Pair>(req.pairs.map((p) => [p.exchange, p.pair, p]));
+    const cellsOf = new Map<string, KeyedByNumber<Cell, Pair>>();
+    const cells: Cell[] = [];
     const cellOf = (maker: string, pair: Pair, b: number) => {
-      const k = mapKey(maker, pair.exchange, pair.pair);
-      let c = cells.get(k, b);
+      let m = cellsOf.get(maker);
+      if (!m) cellsOf.set(maker, (m = new KeyedByNumber()));
+      let c = m.get(pair, b);
       if (!c) {
         c = { maker, pair, b, trusted: [], reported: undefined, reportedVolume: false };
-        cells.set(k, b, c);
+        m.set(pair, b, c);
+        cells.push(c);
       }
       return c;
     };
     // A market maker's values count only on the pairs of the assets the caller sees of it.
-    const seen = new Map([...req.makers].map(([slug, m]) => [slug, new Set(m.pairs.map((p) => mapKey(p.exchange, p.pair)))]));
-    const visible = (maker: string, exchange: string, pair: string) => seen.get(maker)?.has(mapKey(exchange, pair)) ?? false;
+    const seen = new Map([...req.makers].map(([slug, m]) => [slug, new Set(m.pairs)]));
+    const visible = (maker: string, pair: Pair) => seen.get(maker)?.has(pair) ?? false;
 
     // The trusted rows hold only the levels asked (`at` was read), in their order.
     const own = req.levels.map((_, i) => i);
     for (const t of walletValuesOf(trusted.depth, trusted.volume, own)) {
       const wallet = req.wallets.get(t.wallet_id);
-      const pair = pairs.get(mapKey(t.exchange, t.pair));
-      if (!wallet || !pair || !visible(wallet.organization, t.exchange, t.pair)) continue;
+      const pair = pairs.get(t.exchange, t.pair);
+      if (!wallet || !pair || !visible(wallet.organization, pair)) continue;
       cellOf(wallet.organization, pair, t.b).trusted.push({ wallet, values: t.values });
     }
 
@@ -130,31 +135,36 @@ export class MarketMakerReadings {
 
     const chosen = w.interval === 'a' ? coarsestReported(reported) : reported;
     for (const r of chosen) {
-      const pair = pairs.get(mapKey(r.exchange, r.pair));
-      if (!pair || !visible(r.organization, r.exchange, r.pair)) continue;
+      const pair = pairs.get(r.exchange, r.pair);
+      if (!pair || !visible(r.organization, pair)) continue;
       const c = cellOf(r.organization, pair, r.b);
       c.reported = reportedValues(r, names);
       c.reportedVolume = r.counts.has('volume/volume');
     }
 
-    const market = new KeyedByNumber<Values>();
-    const tradeOf = new KeyedByNumber<TradePartial>();
-    for (const t of trades) tradeOf.set(mapKey(t.exchange, t.pair), t.b, t);
+    const market = new KeyedByNumber<Values, Pair>();
+    const tradeOf = new KeyedByNumber<TradePartial, Pair>();
+    for (const t of trades) {
+      const pair = pairs.get(t.exchange, t.pair);
+      if (pair) tradeOf.set(pair, t.b, t);
+    }
     for (const bk of books) {
-      market.set(mapKey(bk.exchange, bk.pair), bk.b, {
-        volume: marketVolume(tradeOf.get(mapKey(bk.exchange, bk.pair), bk.b)),
+      const pair = pairs.get(bk.exchange, bk.pair);
+      if (!pair) continue;
+      market.set(pair, bk.b, {
+        volume: marketVolume(tradeOf.get(pair, bk.b)),
         bid: at.map((i) => depth(bk, 'bid', i)),
         ask: at.map((i) => depth(bk, 'ask', i)),
       });
     }
     for (const t of trades) {
-      const k = mapKey(t.exchange, t.pair);
-      if (!market.get(k, t.b)) market.set(k, t.b, { volume: marketVolume(t), bid: at.map(() => null), ask: at.map(() => null) });
+      const pair = pairs.get(t.exchange, t.pair);
+      if (pair && !market.get(pair, t.b)) market.set(pair, t.b, { volume: marketVolume(t), bid: at.map(() => null), ask: at.map(() => null) });
     }
 
-    const order = inAnswerOrder(cells.values());
+    const order = inAnswerOrder(cells);
     for (const c of order) c.trusted.sort((x, y) => x.wallet.number - y.wallet.number || x.wallet.id - y.wallet.id);
-    return { cells: order, market: (pair, b) => market.get(mapKey(pair.exchange, pair.pair), b) };
+    return { cells: order, market: (pair, b) => market.get(pair, b) };
   }
 }
 
@@ -210,14 +220,14 @@ export function bucketStarts(w: MmQuery['window']): number[] {
 function untrustedBuckets<K extends { organization: string; exchange: string; pair: string }>(
   w: MmQuery['window'],
   keys: readonly K[],
-  cells: KeyedByNumber<Cell>,
+  cells: readonly Cell[],
 ): { keys: K[]; ranges: Range[] } {
   const buckets = bucketStarts(w);
   const inWindow = new Set(buckets);
   // Per key, its buckets with trusted values; per bucket, how many keys have them.
   const have = new Map<string, number>();
   const keysAt = new Map<number, number>();
-  for (const c of cells.values()) {
+  for (const c of cells) {
     if (!inWindow.has(c.b)) continue;
     const k = mapKey(c.maker, c.pair.exchange, c.pair.pair);
     have.set(k, (have.get(k) ?? 0) + 1);

@@ -63,4 +63,15 @@ describe('compressed pieces', () => {
     expect(zlib.gunzipSync(Buffer.concat(chunks)).equals(Buffer.concat(big.map((p) => p.raw)))).to.equal(true);
     expect(rawChunks(big).length).to.be.greaterThan(1);
   });
+
+  it('sends a large piece as it is, small ones around it gathered in order', () => {
+    const large = text(3000);
+    const pieces = [new Piece(Buffer.from('[')), new Piece(text(1)), COMMA, new Piece(large), COMMA, new Piece(text(1)), new Piece(Buffer.from(']'))];
+    expect(large.length).to.be.greaterThan(65_536);
+    const chunks = rawChunks(pieces);
+    expect(Buffer.concat(chunks).equals(Buffer.concat(pieces.map((p) => p.raw)))).to.equal(true);
+    expect(chunks.length).to.equal(3);
+    // Not copied.
+    expect(chunks[1]!.buffer).to.equal(large.buffer);
+  });
 });
