@@ -1,7 +1,7 @@
 // A family's partial aggregates per pair and bucket over a window's pieces (summary,
 // leaderboard, regional volume, and the window caches of the API): each stored table's
 // rows give the family's partials (families/family.ts), grouped per table, and the union
-// is merged once more per pair and bucket.
+// of several tables is merged once more per pair and bucket.
 import type { ClickHouse } from '../../../lib/clickhouse.ts';
 import { FAMILIES, type FamilyName, type Partials } from '../families/index.ts';
 import { keyColumns, outerSelect, partialSelect, type Family } from '../families/family.ts';
@@ -29,8 +29,14 @@ export function familyPartialsSql(family: Family, q: MarketQuery, where?: Sql): 
   const group = [...keyColumns(family), 'b'].join(', ');
   const merged = parts.filter((x) => x.table !== whole);
   // UNION ALL matches columns by position: both selects list the group's columns, then the partials.
+  // Grouped rows of one table are already one per bucket: merged again only across tables
+  // (a month at 5m, read from minutes alone, took a fifth longer grouped twice).
   const selects = [
-    ...(merged.length === 0 ? [] : [`SELECT ${group}, ${outerSelect(family)} FROM (${merged.map((x) => `${x.sql.text} GROUP BY ${group}`).join('\nUNION ALL\n')})
+    ...(merged.length === 0
+      ? []
+      : merged.length === 1
+        ? [`SELECT ${group}, ${outerSelect(family, true)} FROM (${merged[0]!.sql.text} GROUP BY ${group})`]
+        : [`SELECT ${group}, ${outerSelect(family)} FROM (${merged.map((x) => `${x.sql.text} GROUP BY ${group}`).join('\nUNION ALL\n')})
     GROUP BY ${group}`]),
     ...parts.filter((x) => x.table === whole).map((x) => `SELECT ${group}, ${outerSelect(family, true)} FROM (${x.sql.text})`),
   ];
