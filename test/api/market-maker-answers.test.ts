@@ -106,6 +106,12 @@ function cases(assets: string): Case[] {
   add('reconciliation 1d tolerance 40', 'staff', RECON, { interval: '1d', tolerance_pct: '40', ...WEEK });
   add('reconciliation a csv', 'staff', RECON, { interval: 'a', type: 'csv', filename: 'r.csv', ...CUT });
   add('summary a csv project', 'project', SUMMARY, { interval: 'a', type: 'csv', filename: 's.csv', ...CUT });
+  // Days of a zone 5.5 hours ahead, from half an hour after a local midnight: the UTC day
+  // then begun reaches into the window from the local day before its first, whose rows the
+  // first block holds (sealed-answer.ts).
+  const ZONED = { market_hours_timezone: 'Asia/Kolkata', time_start: iso(Date.UTC(2026, 5, 1, 19)), time_end: iso(Date.UTC(2026, 5, 8, 18, 30)) };
+  add('reconciliation 1d zoned', 'staff', RECON, { interval: '1d', ...ZONED });
+  add('summary 1d zoned', 'staff', SUMMARY, { interval: '1d', ...ZONED });
   return out;
 }
 
