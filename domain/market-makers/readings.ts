@@ -84,7 +84,7 @@ export class MarketMakerReadings {
       keys.length === 0 ? Promise.resolve([]) : this.metrics.reported({ keys, metrics, ranges: w.ranges, interval: w.interval, zone: w.zone });
     const trustedWanted = want.trustedDepth || want.trustedVolume;
     // All asked at once; the trusted values are taken into cells while the engine still
-    // reads the others (its statements run one after the other, in this order).
+    // reads the others (the embedded engine runs them one after the other, in this order).
     const trustedRead = trustedWanted ? this.metrics.trusted(q, [...req.wallets.keys()], { depth: want.trustedDepth, volume: want.trustedVolume }, at) : { depth: [], volume: [] };
     const rest = Promise.all([
       want.reported === 'all' || want.reported === 'volume' ? readReported(allKeys) : [],

@@ -14,7 +14,7 @@ import type { Pair, Wallet } from '../reference/repository.ts';
 import { REPORTED_INTERVALS, type ReportedInterval, type ReportedValuesOf } from './metrics.ts';
 import { inAnswerOrder, type MarketMakerReadings, type MmQuery } from './readings.ts';
 import { coveredMinutes } from './reporting.ts';
-import { addPackedWallet, coarsestReported, compareBuckets, trustedVolume } from './values.ts';
+import { addPackedWallet, coarsestReported, compareBuckets, oneBucketComparedPacked, trustedVolume, type PackedCompared } from './values.ts';
 import { KeyedByNumber, mapKey } from '../../lib/map-key.ts';
 import { MINUTE_MS } from '../../lib/time.ts';
 
@@ -85,39 +85,30 @@ export async function reconcile(readings: MarketMakerReadings, req: MmQuery, lat
   // a million comparisons. Both sides by their metric's position in metricIds, NaN unknown.
   const width = metricIds.length;
   const ordered = inAnswerOrder(cells.values());
-  const reported = new Float64Array(ordered.length * width);
-  const trustedSide = new Float64Array(ordered.length * width);
-  const matched = new Uint8Array(ordered.length * width);
+  const all: PackedCompared = { reported: new Float64Array(ordered.length * width), trusted: new Float64Array(ordered.length * width), matched: new Uint8Array(ordered.length * width) };
   const orNull = (x: number) => (Number.isNaN(x) ? null : x);
   return ordered.map((c, row) => {
     const at = row * width;
-    if (c.both.length === 1) {
-      // One reported bucket, as every row but those of `a` has: oneBucketCompared, unrolled.
-      const r = c.both[0]!.reported.values;
-      const t = c.both[0]!.trusted;
-      for (let j = 0; j < width; j++) {
-        reported[at + j] = 0 + r[j]!;
-        trustedSide[at + j] = 0 + t[j]!;
-        matched[at + j] = Number.isNaN(r[j]!) || Number.isNaN(t[j]!) ? 0 : 1;
-      }
-    } else {
+    // One reported bucket, as every row but those of `a` has, compared packed.
+    if (c.both.length === 1) oneBucketComparedPacked(c.both[0]!.reported.values, c.both[0]!.trusted, all, at);
+    else {
       for (let j = 0; j < width; j++) {
         const x = compareBuckets(
           c.both.map((b) => ({ reported: orNull(b.reported.values[j]!), trusted: orNull(b.trusted[j]!) })),
           j === 0 ? 'sum' : 'mean',
         );
-        reported[at + j] = x.reported ?? NaN;
-        trustedSide[at + j] = x.trusted ?? NaN;
-        matched[at + j] = x.matched ? 1 : 0;
+        all.reported[at + j] = x.reported ?? NaN;
+        all.trusted[at + j] = x.trusted ?? NaN;
+        all.matched[at + j] = x.matched ? 1 : 0;
       }
     }
     return {
       maker: c.maker,
       pair: c.pair,
       b: c.b,
-      reported: reported.subarray(at, at + width),
-      trusted: trustedSide.subarray(at, at + width),
-      matched: matched.subarray(at, at + width),
+      reported: all.reported.subarray(at, at + width),
+      trusted: all.trusted.subarray(at, at + width),
+      matched: all.matched.subarray(at, at + width),
     };
   });
 }
@@ -127,10 +118,11 @@ const rangeKey = ([from, to]: Range): number => (from / MINUTE_MS) * 2 ** 21 + (
 
 /**
  * The trusted values of each wallet over each reported bucket's covered minutes, at the
- * levels asked, by (interval, wallet, exchange, pair) and then the range (rangeKey): volume, then bid and ask
- * at each level (reconciledMetrics' order), NaN where unknown (trustedVolume's and mean's null). A read takes one range per
- * bucket start, so buckets of one start covered to different minutes (pushes at other
- * times) are read in turns: usually one read per reported interval.
+ * levels asked, by (interval, wallet, exchange, pair) and then the range (rangeKey):
+ * volume, then bid and ask at each level (reconciledMetrics' order), NaN where unknown
+ * (trustedVolume's and mean's null). A read takes one range per bucket start, so buckets
+ * of one start covered to different minutes (pushes at other times) are read in turns:
+ * usually one read per reported interval.
  */
 async function trustedOver(
   readings: MarketMakerReadings,

@@ -179,6 +179,28 @@ export function oneBucketCompared(reported: number | null, trusted: number | nul
   return { reported: oneBucket(reported, combine), trusted: oneBucket(trusted, combine), matched: reported !== null && trusted !== null };
 }
 
+/** The three sides of compared metrics, packed: reported and trusted NaN where unknown, matched 1 or 0. */
+export interface PackedCompared {
+  reported: Float64Array;
+  trusted: Float64Array;
+  matched: Uint8Array;
+}
+
+/**
+ * oneBucketCompared of every metric of one bucket, packed (NaN where unknown; the sum and
+ * the mean of one value are the value), written into `out` from `at`: a month's
+ * reconciliation is a million and a half metrics, an object each cost more than the rest.
+ */
+export function oneBucketComparedPacked(reported: Float64Array, trusted: Float64Array, out: PackedCompared, at: number): void {
+  for (let j = 0; j < reported.length; j++) {
+    const r = reported[j]!;
+    const t = trusted[j]!;
+    out.reported[at + j] = 0 + r;
+    out.trusted[at + j] = 0 + t;
+    out.matched[at + j] = Number.isNaN(r) || Number.isNaN(t) ? 0 : 1;
+  }
+}
+
 /**
  * One metric over several reported buckets, each with the trusted value of the minutes its
  * report covers: the two sides combined (volume summed, depth averaged) over the buckets

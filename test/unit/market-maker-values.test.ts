@@ -6,6 +6,7 @@ import {
   coarsestReported,
   addPackedWallet,
   compareBuckets,
+  oneBucketComparedPacked,
   coverage,
   DEFAULT_TOLERANCE_PCT,
   differencePct,
@@ -110,6 +111,19 @@ describe('market-maker values (domain/market-makers/values.ts)', () => {
     expect(compareBuckets([{ reported: 10, trusted: 8 }, { reported: 20, trusted: 12 }], 'mean')).to.deep.equal({ reported: 15, trusted: 10, matched: true });
     expect(compareBuckets([{ reported: 10, trusted: null }, { reported: null, trusted: 4 }], 'sum')).to.deep.equal({ reported: 10, trusted: 4, matched: false });
     expect(compareBuckets([], 'mean')).to.deep.equal({ reported: null, trusted: null, matched: false });
+  });
+
+  it('compares one bucket packed as compareBuckets compares it, metric by metric', () => {
+    const sides = [{ reported: 10.5, trusted: 8.25 }, { reported: 3, trusted: null }, { reported: null, trusted: 4 }, { reported: null, trusted: null }, { reported: -0, trusted: 0 }];
+    const pack = (xs: (number | null)[]) => Float64Array.from(xs, (x) => x ?? NaN);
+    const out = { reported: new Float64Array(2 + sides.length), trusted: new Float64Array(2 + sides.length), matched: new Uint8Array(2 + sides.length) };
+    oneBucketComparedPacked(pack(sides.map((x) => x.reported)), pack(sides.map((x) => x.trusted)), out, 2);
+    sides.forEach((x, j) => {
+      const want = compareBuckets([x], j === 0 ? 'sum' : 'mean');
+      const got = { reported: Number.isNaN(out.reported[2 + j]!) ? null : out.reported[2 + j]!, trusted: Number.isNaN(out.trusted[2 + j]!) ? null : out.trusted[2 + j]!, matched: out.matched[2 + j] === 1 };
+      expect(got, JSON.stringify(x)).to.deep.equal(want);
+      expect(Object.is(got.reported, want.reported)).to.equal(true);
+    });
   });
 
   it('compares one reported bucket as it compares several', () => {
