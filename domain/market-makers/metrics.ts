@@ -65,9 +65,10 @@ const AGAIN_MAX_BUCKETS = 2000;
 const REPORTED_SECONDS_SQL = "multiIf(`interval` = '5m', 300, `interval` = '1h', 3600, 86400)";
 
 /**
- * The PREWHERE and WHERE clauses of the reported values of the keys, metrics and intervals
- * asked whose bucket starts in the window's ranges; with `reaching`, also a bucket that began before a range but reaches
- * into it (a daily report over a window of an hour), as the summary's buckets do.
+ * The PREWHERE and WHERE clauses of the reported values of the keys, metrics and
+ * intervals asked whose bucket starts in the window's ranges; with `reaching`, also a
+ * bucket that began before a range but reaches into it (a daily report over a window of an
+ * hour), as the summary's buckets do.
  */
 function reportedFilter(q: ReportedQuery, reaching: boolean): { params: Record<string, unknown>; filter: string } {
   // The interval and the window filter first (PREWHERE): the other intervals' rows are most
@@ -218,8 +219,8 @@ export class MarketMakerMetrics {
     // One array for every bucket's values, each bucket a view of its part.
     const n = q.metrics.length;
     const all = new Float64Array(rows.length * n).fill(NaN);
-    return rows.map((r, i) => {
-      const values = all.subarray(i * n, (i + 1) * n);
+    return rows.map((r, row) => {
+      const values = all.subarray(row * n, (row + 1) * n);
       for (let i = 0; i < r.ms.length; i++) values[r.ms[i]! - 1] = r.vs[i] ?? NaN;
       return {
         organization: r.organization,

@@ -14,7 +14,7 @@ import { bucketsOf, mergeRanges, type MarketWindow, type Range } from '../market
 import type { Pair, Wallet } from '../reference/repository.ts';
 import { MarketMakerMetrics, type ReportedBucket } from './metrics.ts';
 import { coarsestReported, reportedValues, walletValuesOf, type Values } from './values.ts';
-import { ByTwoTexts, KeyedByNumber, mapKey } from '../../lib/map-key.ts';
+import { TwoKeyMap, mapKey } from '../../lib/map-key.ts';
 
 /** The buckets market-maker values are kept in; other intervals are answered daily. */
 export type MmInterval = '5m' | '1h' | '1d' | 'a';
@@ -97,12 +97,12 @@ export class MarketMakerReadings {
 
     // Rows name their pair by exchange and symbol; cells and the market's values are kept
     // by the pair read (req.pairs: the makers' pairs are the same objects) and the bucket.
-    const pairs = new ByTwoTexts<Pair>(req.pairs.map((p) => [p.exchange, p.pair, p]));
-    const cellsOf = new Map<string, KeyedByNumber<Cell, Pair>>();
+    const pairs = new TwoKeyMap<string, string, Pair>(req.pairs.map((p) => [p.exchange, p.pair, p]));
+    const cellsOf = new Map<string, TwoKeyMap<Pair, number, Cell>>();
     const cells: Cell[] = [];
     const cellOf = (maker: string, pair: Pair, b: number) => {
       let m = cellsOf.get(maker);
-      if (!m) cellsOf.set(maker, (m = new KeyedByNumber()));
+      if (!m) cellsOf.set(maker, (m = new TwoKeyMap()));
       let c = m.get(pair, b);
       if (!c) {
         c = { maker, pair, b, trusted: [], reported: undefined, reportedVolume: false };
@@ -142,8 +142,8 @@ export class MarketMakerReadings {
       c.reportedVolume = r.counts.has('volume/volume');
     }
 
-    const market = new KeyedByNumber<Values, Pair>();
-    const tradeOf = new KeyedByNumber<TradePartial, Pair>();
+    const market = new TwoKeyMap<Pair, number, Values>();
+    const tradeOf = new TwoKeyMap<Pair, number, TradePartial>();
     for (const t of trades) {
       const pair = pairs.get(t.exchange, t.pair);
       if (pair) tradeOf.set(pair, t.b, t);

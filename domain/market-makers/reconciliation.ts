@@ -15,7 +15,7 @@ import { REPORTED_INTERVALS, type ReportedInterval, type ReportedValuesOf } from
 import { inAnswerOrder, type MarketMakerReadings, type MmQuery } from './readings.ts';
 import { coveredMinutes } from './reporting.ts';
 import { addPackedWallet, coarsestReported, compareBuckets, oneBucketComparedPacked, trustedVolume, type PackedCompared } from './values.ts';
-import { KeyedByNumber, mapKey } from '../../lib/map-key.ts';
+import { TwoKeyMap, mapKey } from '../../lib/map-key.ts';
 import { MINUTE_MS } from '../../lib/time.ts';
 
 export interface ReconciledRow {
@@ -56,12 +56,12 @@ export async function reconcile(readings: MarketMakerReadings, req: MmQuery, lat
     covered.map(({ r, range }) => ({ interval: r.interval, range, exchange: r.exchange, pair: r.pair })),
   );
 
-  const pairs = new Map(req.pairs.map((p) => [mapKey(p.exchange, p.pair), p]));
+  const pairs = new TwoKeyMap<string, string, Pair>(req.pairs.map((p) => [p.exchange, p.pair, p]));
   const walletsOf = new Map<string, Wallet[]>();
   for (const wallet of req.wallets.values()) walletsOf.set(wallet.organization, [...(walletsOf.get(wallet.organization) ?? []), wallet]);
-  const cells = new KeyedByNumber<{ maker: string; pair: Pair; b: number; both: { reported: ReportedValuesOf; trusted: Float64Array }[] }>();
+  const cells = new TwoKeyMap<string, number, { maker: string; pair: Pair; b: number; both: { reported: ReportedValuesOf; trusted: Float64Array }[] }>();
   for (const { r, range } of covered) {
-    const pair = pairs.get(mapKey(r.exchange, r.pair));
+    const pair = pairs.get(r.exchange, r.pair);
     if (!pair || !req.makers.get(r.organization)?.pairs.includes(pair)) continue;
     // Its wallets together, in the wallets' order.
     let sum: Float64Array | undefined;
@@ -128,8 +128,8 @@ async function trustedOver(
   readings: MarketMakerReadings,
   req: MmQuery,
   wanted: { interval: ReportedInterval; range: Range; exchange: string; pair: string }[],
-): Promise<KeyedByNumber<Float64Array>> {
-  const out = new KeyedByNumber<Float64Array>();
+): Promise<TwoKeyMap<string, number, Float64Array>> {
+  const out = new TwoKeyMap<string, number, Float64Array>();
   const wallets = [...req.wallets.keys()];
   if (wallets.length === 0) return out;
   const at = req.levels.map(levelIndex);

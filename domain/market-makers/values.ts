@@ -6,7 +6,7 @@
 // report overstates what was measured.
 import { mean } from '../market/values.ts';
 import { REPORTED_INTERVALS, type ReportedInterval } from './metrics.ts';
-import { ByTwoTexts } from '../../lib/map-key.ts';
+import { TwoKeyMap } from '../../lib/map-key.ts';
 
 /** Volume and depth at some levels (null where unknown). */
 export interface Values {
@@ -65,11 +65,11 @@ export function walletValuesOf(
   type Found = { r: WalletKey; d?: TrustedDepthSums; v?: TrustedVolumeSums };
   // By wallet, exchange, pair and bucket, in maps: no key text made per row (a month at 5m
   // is 67,000 rows of each). In the order first found.
-  const byWallet = new Map<number, ByTwoTexts<Map<number, Found>>>();
+  const byWallet = new Map<number, TwoKeyMap<string, string, Map<number, Found>>>();
   const found: Found[] = [];
   const slot = (r: WalletKey) => {
     let pairs = byWallet.get(r.wallet_id);
-    if (!pairs) byWallet.set(r.wallet_id, (pairs = new ByTwoTexts()));
+    if (!pairs) byWallet.set(r.wallet_id, (pairs = new TwoKeyMap()));
     let byB = pairs.get(r.exchange, r.pair);
     if (!byB) pairs.set(r.exchange, r.pair, (byB = new Map()));
     let x = byB.get(r.b ?? 0);
