@@ -1,10 +1,11 @@
 // The market-maker answers' rows written from packed numbers (api/resources/market-makers/
 // row-text.ts), on one thread or two (row-text-threads.ts): each group's text must be what
-// JSON.stringify writes of the same rows, joined by commas, whatever the values.
+// JSON.stringify writes of the same rows, numbers to 15 digits, joined by commas, whatever the values.
 import { expect } from 'chai';
 import { KIND, RowPacker, writeGroups } from '../../api/resources/market-makers/row-text.ts';
 import { rowTextHelped, startRowTextHelper, writeRowText } from '../../api/resources/market-makers/row-text-threads.ts';
 import { rng } from '../../ingest/synthetic/market.ts';
+import { jsonNumberText } from '../../lib/json-number.ts';
 
 type Value = number | boolean | string | null | string[];
 
@@ -36,7 +37,9 @@ function sample(seed: number, groups: number) {
         else if (typeof v === 'boolean') r[c] = v ? 1 : 0;
         else r[c] = v === null ? NaN : (v as number);
       });
-      rows.push({ ...head, ...stamp, ...Object.fromEntries(COLUMNS.map((c, k) => [c, values[k]])) });
+      // As written: a number to 15 digits (lib/json-number.ts, tested on its own).
+      const as = (v: Value) => (typeof v === 'number' && Number.isFinite(v) ? Number(jsonNumberText(v)) : v);
+      rows.push({ ...head, ...stamp, ...Object.fromEntries(COLUMNS.map((c, k) => [c, as(values[k]!)])) });
     }
     expect(packer.endGroup()).to.equal(true);
     expected.push(rows.map((r) => JSON.stringify(r)).join(','));

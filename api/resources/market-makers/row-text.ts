@@ -4,9 +4,12 @@
 // helper thread without copying objects, and the text, most of an answer's time (a month
 // is millions of numbers to write), is written on both cores (row-text-threads.ts).
 //
-// What is written is what JSON.stringify writes of the same rows: keys in the columns'
-// order, a number that is not finite as null (a value unknown to the endpoint is packed as
-// NaN), booleans as true and false.
+// What is written is what JSON.stringify writes of the same rows, with numbers to 15
+// significant digits (lib/json-number.ts): keys in the columns' order, a number that is not
+// finite as null (a value unknown to the endpoint is packed as NaN), booleans as true and
+// false.
+
+import { JSON_NUMBER_MAX_BYTES, writeJsonNumber } from '../../../lib/json-number.ts';
 
 /** How a column's number is written: a number, a boolean (0 false, else true), or the text of that index in `texts`. */
 export const KIND = { number: 0, bool: 1, text: 2 } as const;
@@ -50,12 +53,17 @@ class Bytes {
     this.buf = next;
   }
 
-  /** A string of ASCII only (a number's text), written without an encoder call: they are millions of short strings. */
-  ascii(s: string): void {
-    this.room(s.length);
+  number(v: number): void {
+    this.room(JSON_NUMBER_MAX_BYTES);
+    this.pos = writeJsonNumber(this.buf, this.pos, v);
+  }
+
+  /** Bytes [from, to) written before, written again (a number's text: a few bytes, copied in a loop). */
+  again(from: number, to: number): void {
+    this.room(to - from);
     const buf = this.buf;
     let pos = this.pos;
-    for (let i = 0; i < s.length; i++) buf[pos++] = s.charCodeAt(i);
+    for (let i = from; i < to; i++) buf[pos++] = buf[i]!;
     this.pos = pos;
   }
 
@@ -112,9 +120,10 @@ export function writeGroups(p: PackedRows, from = 0, to = p.groupEnds.length, ta
   const ends = new Uint32Array(to - from);
   let row = first;
   // A depth is the same at every level beyond the farthest order: writing a number costs
-  // far more than comparing it with the last one written (0 and -0 alike, both "0").
+  // more than comparing it with the last one written and copying its text.
   let lastNumber = NaN;
-  let lastText = 'null';
+  let lastFrom = 0;
+  let lastTo = 0;
   for (let g = from; g < to; g++) {
     const end = groupEnds[g]!;
     for (let r = row; r < end; r++) {
@@ -127,14 +136,13 @@ export function writeGroups(p: PackedRows, from = 0, to = p.groupEnds.length, ta
         const v = rows[at + 2 + c]!;
         const kind = kinds[c];
         if (kind === KIND.number) {
-          if (v !== lastNumber) {
+          if (v === lastNumber) out.again(lastFrom, lastTo);
+          else if (Number.isFinite(v)) {
+            lastFrom = out.pos;
+            out.number(v);
+            lastTo = out.pos;
             lastNumber = v;
-            // JSON.stringify writes the same text as String() in half the time: String() goes
-            // through the engine's cache of number strings, which a million values only churn.
-            lastText = Number.isFinite(v) ? JSON.stringify(v) : 'null';
-          }
-          if (Number.isFinite(v)) out.ascii(lastText);
-          else out.bytes(NULL);
+          } else out.bytes(NULL);
         } else if (kind === KIND.bool) out.bytes(Number.isNaN(v) ? NULL : v !== 0 ? TRUE : FALSE);
         else out.bytes(texts[v]!);
       }
