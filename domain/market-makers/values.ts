@@ -150,13 +150,23 @@ const ROUNDING = 1e-9;
 
 /** The report's difference from the measurement, in percent of it; null when the measurement is 0 or either is unknown. */
 export function differencePct(reported: number | null, trusted: number | null): number | null {
-  if (reported === null || trusted === null || trusted === 0) return null;
-  return (100 * (reported - trusted)) / trusted;
+  if (reported === null || trusted === null) return null;
+  const d = differencePctPacked(reported, trusted);
+  return Number.isNaN(d) ? null : d;
+}
+
+/** differencePct of packed sides (NaN unknown), NaN where it is null: no number boxed per metric. */
+export function differencePctPacked(reported: number, trusted: number): number {
+  return trusted === 0 ? NaN : (100 * (reported - trusted)) / trusted;
 }
 
 /** Whether the report exceeds the measurement by more than the tolerance (any report above a measured 0 does). */
 export function overstated(reported: number | null, trusted: number | null, tolerancePct: number = DEFAULT_TOLERANCE_PCT): boolean {
-  if (reported === null || trusted === null) return false;
+  return reported !== null && trusted !== null && overstatedPacked(reported, trusted, tolerancePct);
+}
+
+/** overstated of packed sides (NaN unknown: never overstated, as every comparison with NaN is false). */
+export function overstatedPacked(reported: number, trusted: number, tolerancePct: number): boolean {
   return reported > trusted * (1 + tolerancePct / 100) + Math.abs(trusted) * ROUNDING && reported > trusted;
 }
 

@@ -10,7 +10,9 @@ import {
   coverage,
   DEFAULT_TOLERANCE_PCT,
   differencePct,
+  differencePctPacked,
   overstated,
+  overstatedPacked,
   reportedValues,
   shownValues,
   sumWallets,
@@ -104,6 +106,13 @@ describe('market-maker values (domain/market-makers/values.ts)', () => {
     expect(overstated(null, 100)).to.equal(false);
     expect(differencePct(120, 100)).to.equal(20);
     expect(differencePct(1, 0)).to.equal(null);
+    // Packed, as the reconciliation's JSON writes them: NaN for unknown.
+    expect(differencePctPacked(120, 100)).to.equal(20);
+    expect(differencePctPacked(1, 0)).to.be.NaN;
+    expect(differencePctPacked(NaN, 100)).to.be.NaN;
+    expect(overstatedPacked(110.01, 100, 10)).to.equal(true);
+    expect(overstatedPacked(NaN, 100, 10)).to.equal(false);
+    expect(overstatedPacked(1, NaN, 10)).to.equal(false);
   });
 
   it('compares several reported buckets over those both sides have, else each side alone and unmatched', () => {

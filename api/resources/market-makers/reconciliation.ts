@@ -10,23 +10,23 @@ import { sendRows, wantsCsv } from '../../http/csv.ts';
 import { timeColumnNames, timestampOf } from '../../../domain/market/timestamps.ts';
 import { INTERVALS } from '../../../domain/market/facts.ts';
 import { reconcile, reconciledMetrics, type ReconciledRow } from '../../../domain/market-makers/reconciliation.ts';
-import { DEFAULT_TOLERANCE_PCT, differencePct, overstated } from '../../../domain/market-makers/values.ts';
+import { DEFAULT_TOLERANCE_PCT, differencePctPacked, overstatedPacked } from '../../../domain/market-makers/values.ts';
 import { validators } from '../market/schemas.ts';
 import { parseMmRequest, type MmRequest } from './request.ts';
 import type { MmHandler, MmServices } from './services.ts';
 import { sendPieces, wantsGzip, type Piece } from '../../http/compressed-pieces.ts';
 import { addText, answerCells, sealedAnswer, type Texts } from './sealed-answer.ts';
-import { KIND, RowPacker, packed } from './row-text.ts';
+import { KIND, RowPacker } from './row-text.ts';
 import { writeRowText } from './row-text-threads.ts';
 
 /** A known value, or null for NaN (unknown, as ReconciledRow holds it). */
 const known = (x: number): number | null => (Number.isNaN(x) ? null : x);
 
-/** A metric's difference in percent of the measurement, none unless both sides cover the same buckets. */
-const diffOf = (row: ReconciledRow, i: number): number | null => (row.matched[i] === 1 ? differencePct(known(row.reported[i]!), known(row.trusted[i]!)) : null);
+/** A metric's difference in percent of the measurement (NaN for none), none unless both sides cover the same buckets. */
+const diffOf = (row: ReconciledRow, i: number): number => (row.matched[i] === 1 ? differencePctPacked(row.reported[i]!, row.trusted[i]!) : NaN);
 
 /** Whether a metric is flagged by the overstatement rule at the tolerance: never unless both sides cover the same buckets. */
-const flagOf = (row: ReconciledRow, i: number, tolerance: number): boolean => row.matched[i] === 1 && overstated(known(row.reported[i]!), known(row.trusted[i]!), tolerance);
+const flagOf = (row: ReconciledRow, i: number, tolerance: number): boolean => row.matched[i] === 1 && overstatedPacked(row.reported[i]!, row.trusted[i]!, tolerance);
 
 export const reconciliation: MmHandler = (s) => async (ctx, raw) => {
   const out = wantsCsv(ctx);
@@ -67,7 +67,7 @@ export const reconciliation: MmHandler = (s) => async (ctx, raw) => {
     metrics.forEach((m, i) => {
       r[`${m}_reported`] = known(c.reported[i]!);
       r[`${m}_trusted`] = known(c.trusted[i]!);
-      r[`${m}_diff_pct`] = diffOf(c, i);
+      r[`${m}_diff_pct`] = known(diffOf(c, i));
       r[`${m}_flag`] = flagOf(c, i, tolerance);
     });
     rows.push(r);
@@ -100,7 +100,7 @@ async function reconciliationJson(s: MmServices, req: MmRequest, tolerance: numb
         // Unknown sides are NaN in both: packed as they are.
         r[3 + 4 * i] = row.reported[i]!;
         r[4 + 4 * i] = row.trusted[i]!;
-        r[5 + 4 * i] = packed(diffOf(row, i));
+        r[5 + 4 * i] = diffOf(row, i);
         const flag = flagOf(row, i, tolerance);
         r[6 + 4 * i] = flag ? 1 : 0;
         if (flag) flagged += flagged === '' ? quoted[i] : `,${quoted[i]}`;
