@@ -18,7 +18,6 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { Readable } from 'node:stream';
 import type { Context } from 'koa';
 import { TupleParam, type ClickHouseSettings } from '@clickhouse/client';
 import { openClickHouse, type ClickHouse, type Params } from '../lib/clickhouse.ts';
@@ -567,7 +566,12 @@ async function breakdown(
   const s: MmServices = { deps, readings: new MarketMakerReadings(deps.ch), caches: new MarketMakerCaches(0) };
   const query = Object.fromEntries(new URL(endpoint.path, 'http://x').searchParams);
   // What the handlers use of Koa's context: the query, the caller, and the body they set.
-  const ctxOf = () => ({ query: { ...query }, state: { principal: { user, via: 'token' } }, body: undefined as unknown, set() {}, vary() {}, acceptsEncodings: () => 'identity', type: '' }) as unknown as Context;
+  // Summary and reconciliation write their pieces to the response themselves (`res`).
+  const ctxOf = () => {
+    const written: Buffer[] = [];
+    const res = { cork() {}, write: (b: Buffer) => written.push(b) > 0, end() {} };
+    return { query: { ...query }, state: { principal: { user, via: 'token' } }, body: undefined as unknown, set() {}, vary() {}, acceptsEncodings: () => 'identity', type: '', res, written } as unknown as Context & { written: Buffer[] };
+  };
   const t = { parse: [] as number[], statements: [] as number[], merge: [] as number[], build: [] as number[], stringify: [] as number[], bare: [] as number[] };
   let bytes = 0;
   let rows = 0;
@@ -589,10 +593,10 @@ async function breakdown(
     const t3 = performance.now();
     const again = recorder.recording;
     recorder.recording = undefined;
-    // Summary and reconciliation write their JSON text themselves, as a stream of its pieces
-    // (read here, as the socket would); the others give rows to stringify.
+    // Summary and reconciliation write their JSON text themselves, in pieces (joined here,
+    // as the client would); the others give rows to stringify.
     const body = ctx.body as unknown;
-    const json = body instanceof Readable ? Buffer.concat((await body.toArray()) as Buffer[]) : JSON.stringify(body);
+    const json = ctx.written.length > 0 ? Buffer.concat(ctx.written) : JSON.stringify(body);
     const t4 = performance.now();
     const bareMs = await bareOnce(bare, statements);
     bytes = Buffer.byteLength(json);

@@ -138,7 +138,13 @@ export function coarsestReported<R extends { organization: string; exchange: str
 
 /** 100 x the market maker's value / the whole market's, at most 100; null when either is unknown or the market had nothing. */
 export function coverage(value: number | null, whole: number | null | undefined): number | null {
-  if (value === null || whole === null || whole === undefined || whole <= 0) return null;
+  const c = coveragePacked(value, whole);
+  return Number.isNaN(c) ? null : c;
+}
+
+/** coverage, NaN where it is null: the summary packs a million of them, none boxed. */
+export function coveragePacked(value: number | null, whole: number | null | undefined): number {
+  if (value === null || whole === null || whole === undefined || !(whole > 0)) return NaN;
   return Math.min(100, (100 * value) / whole);
 }
 

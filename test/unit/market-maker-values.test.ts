@@ -8,6 +8,7 @@ import {
   compareBuckets,
   oneBucketComparedPacked,
   coverage,
+  coveragePacked,
   DEFAULT_TOLERANCE_PCT,
   differencePct,
   differencePctPacked,
@@ -91,6 +92,9 @@ describe('market-maker values (domain/market-makers/values.ts)', () => {
     expect(coverage(25, 0)).to.equal(null);
     expect(coverage(null, 100)).to.equal(null);
     expect(coverage(25, undefined)).to.equal(null);
+    expect(coveragePacked(25, 100)).to.equal(25);
+    expect(coveragePacked(null, 100)).to.be.NaN;
+    expect(coveragePacked(25, 0)).to.be.NaN;
   });
 
   it('a report is overstated above the measurement by more than the tolerance; rounding is not', () => {

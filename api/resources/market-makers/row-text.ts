@@ -50,12 +50,14 @@ interface Piece {
 
 const encoder = new TextEncoder();
 
+/** Whether this machine keeps a word's low byte first: words are written back in its order. */
+const LITTLE_ENDIAN = new Uint8Array(Uint32Array.of(1).buffer)[0] === 1;
+
 function piece(text: string): Piece {
   const bytes = encoder.encode(text);
-  const padded = new Uint8Array(Math.ceil(bytes.length / 4) * 4);
-  padded.set(bytes);
-  const view = new DataView(padded.buffer);
-  return { length: bytes.length, words: Uint32Array.from({ length: padded.length / 4 }, (_, i) => view.getUint32(4 * i, true)) };
+  const words = new Uint32Array(Math.ceil(bytes.length / 4));
+  new Uint8Array(words.buffer).set(bytes);
+  return { length: bytes.length, words };
 }
 
 /** A growing byte buffer written with pieces, numbers and single bytes. */
@@ -83,7 +85,7 @@ class Bytes {
     this.room(words.length * 4);
     const view = this.view;
     const pos = this.pos;
-    for (let i = 0; i < words.length; i++) view.setUint32(pos + 4 * i, words[i]!, true);
+    for (let i = 0; i < words.length; i++) view.setUint32(pos + 4 * i, words[i]!, LITTLE_ENDIAN);
     this.pos = pos + p.length;
   }
 

@@ -18,7 +18,7 @@ import { sendPieces, wantsGzip, type Piece } from '../../http/compressed-pieces.
 import { addText, answerCells, sealedAnswer, type Texts } from './sealed-answer.ts';
 import { KIND, RowPacker, packed } from './row-text.ts';
 import { writeRowText } from './row-text-threads.ts';
-import { coverage, shownValues, type Values } from '../../../domain/market-makers/values.ts';
+import { coverage, coveragePacked, shownValues, type Values } from '../../../domain/market-makers/values.ts';
 import type { Cell, Want } from '../../../domain/market-makers/readings.ts';
 
 const WANT: Want = { trustedDepth: true, trustedVolume: true, reported: 'untrusted', market: true };
@@ -126,12 +126,12 @@ async function summaryJson(s: MmServices, req: MmRequest, shape: Shape, gzip: bo
         r[2] = wt ? wt.id : NaN;
         r[3] = wt ? wt.number : NaN;
         r[4] = packed(v.volume);
-        r[5] = packed(coverage(v.volume, whole?.volume));
+        r[5] = coveragePacked(v.volume, whole?.volume);
         for (let i = 0; i < n; i++) {
           r[6 + i] = packed(v.bid[i]!);
           r[6 + n + i] = packed(v.ask[i]!);
-          r[6 + 2 * n + i] = packed(coverage(v.bid[i]!, whole?.bid[i]));
-          r[6 + 3 * n + i] = packed(coverage(v.ask[i]!, whole?.ask[i]));
+          r[6 + 2 * n + i] = coveragePacked(v.bid[i]!, whole?.bid[i]);
+          r[6 + 3 * n + i] = coveragePacked(v.ask[i]!, whole?.ask[i]);
         }
       }
       if (packer.endGroup()) groups.push([cell.key, c.b]);
