@@ -15,7 +15,7 @@ import { REPORTED_INTERVALS, type ReportedInterval, type ReportedValuesOf } from
 import { inAnswerOrder, type MarketMakerReadings, type MmQuery } from './readings.ts';
 import { coveredMinutes } from './reporting.ts';
 import { addPackedWallet, coarsestReported, compareBuckets, oneBucketComparedPacked, trustedVolume, type PackedCompared } from './values.ts';
-import { TwoKeyMap, mapKey } from '../../lib/map-key.ts';
+import { TwoKeyMap } from '../../lib/map-key.ts';
 import { MINUTE_MS } from '../../lib/time.ts';
 
 export interface ReconciledRow {
@@ -46,37 +46,42 @@ export async function reconcile(readings: MarketMakerReadings, req: MmQuery, lat
   const read = await readings.metrics.reportedBuckets({ keys, metrics: metricIds, ranges: w.ranges, interval: w.interval, zone: w.zone });
   // With `a`, each market maker's coarsest interval reported in the window, as the summary.
   const buckets = w.interval === 'a' ? coarsestReported(read) : read;
+  const pairs = new TwoKeyMap<string, string, Pair>(req.pairs.map((p) => [p.exchange, p.pair, p]));
+  // Rows matched by the pair object read and numbers, never by a text made per row: a
+  // month is 30,000 reported buckets and twice as many wallets' trusted rows.
   const covered = buckets.flatMap((r) => {
     const range = coveredMinutes(r.interval, r.start, r.pushedAt, latenessMs);
-    return range ? [{ r, range }] : [];
+    const pair = pairs.get(r.exchange, r.pair);
+    return range && pair && req.makers.get(r.organization)?.pairs.includes(pair) ? [{ r, range, pair }] : [];
   });
   const trusted = await trustedOver(
     readings,
     req,
-    covered.map(({ r, range }) => ({ interval: r.interval, range, exchange: r.exchange, pair: r.pair })),
+    pairs,
+    covered.map(({ r, range, pair }) => ({ interval: r.interval, range, pair })),
   );
 
-  const pairs = new TwoKeyMap<string, string, Pair>(req.pairs.map((p) => [p.exchange, p.pair, p]));
   const walletsOf = new Map<string, Wallet[]>();
   for (const wallet of req.wallets.values()) walletsOf.set(wallet.organization, [...(walletsOf.get(wallet.organization) ?? []), wallet]);
-  const cells = new TwoKeyMap<string, number, { maker: string; pair: Pair; b: number; both: { reported: ReportedValuesOf; trusted: Float64Array }[] }>();
-  for (const { r, range } of covered) {
-    const pair = pairs.get(r.exchange, r.pair);
-    if (!pair || !req.makers.get(r.organization)?.pairs.includes(pair)) continue;
+  type Cell = { maker: string; pair: Pair; b: number; both: { reported: ReportedValuesOf; trusted: Float64Array }[] };
+  const cells = new Map<string, TwoKeyMap<Pair, number, Cell>>();
+  for (const { r, range, pair } of covered) {
     // Its wallets together, in the wallets' order.
+    const key = rangeKey(r.interval, range);
     let sum: Float64Array | undefined;
     for (const wallet of walletsOf.get(r.organization) ?? []) {
-      const t = trusted.get(mapKey(r.interval, wallet.id, r.exchange, r.pair), rangeKey(range));
+      const t = trusted.get(pair, wallet.id)?.get(key);
       if (!t) continue;
       if (!sum) sum = t.slice();
       else addPackedWallet(sum, t);
     }
     if (!sum) continue;
-    const k = mapKey(r.organization, r.exchange, r.pair);
-    let c = cells.get(k, r.b);
+    let ofMaker = cells.get(r.organization);
+    if (!ofMaker) cells.set(r.organization, (ofMaker = new TwoKeyMap()));
+    let c = ofMaker.get(pair, r.b);
     if (!c) {
       c = { maker: r.organization, pair, b: r.b, both: [] };
-      cells.set(k, r.b, c);
+      ofMaker.set(pair, r.b, c);
     }
     c.both.push({ reported: r, trusted: sum });
   }
@@ -84,7 +89,7 @@ export async function reconcile(readings: MarketMakerReadings, req: MmQuery, lat
   // Per row, each metric's two sides in arrays, not an object per metric: a month is over
   // a million comparisons. Both sides by their metric's position in metricIds, NaN unknown.
   const width = metricIds.length;
-  const ordered = inAnswerOrder(cells.values());
+  const ordered = inAnswerOrder([...cells.values()].flatMap((m) => m.values()));
   const all: PackedCompared = { reported: new Float64Array(ordered.length * width), trusted: new Float64Array(ordered.length * width), matched: new Uint8Array(ordered.length * width) };
   const orNull = (x: number) => (Number.isNaN(x) ? null : x);
   return ordered.map((c, row) => {
@@ -113,12 +118,17 @@ export async function reconcile(readings: MarketMakerReadings, req: MmQuery, lat
   });
 }
 
-/** A range of whole minutes as one number (exact: its start's minutes times 2^21, and its length in minutes, under 2^21). */
-const rangeKey = ([from, to]: Range): number => (from / MINUTE_MS) * 2 ** 21 + (to - from) / MINUTE_MS;
+/**
+ * A reported interval and a range of whole minutes as one number (exact: the range's start
+ * in minutes times 2^21 plus its length in minutes, under 2^21, then times 4 plus the
+ * interval's position).
+ */
+const rangeKey = (interval: ReportedInterval, [from, to]: Range): number =>
+  ((from / MINUTE_MS) * 2 ** 21 + (to - from) / MINUTE_MS) * 4 + REPORTED_INTERVALS.indexOf(interval);
 
 /**
  * The trusted values of each wallet over each reported bucket's covered minutes, at the
- * levels asked, by (interval, wallet, exchange, pair) and then the range (rangeKey):
+ * levels asked, by pair and wallet, then by the bucket's interval and range (rangeKey):
  * volume, then bid and ask at each level (reconciledMetrics' order), NaN where unknown
  * (trustedVolume's and mean's null). A read takes one range per bucket start, so buckets
  * of one start covered to different minutes (pushes at other times) are read in turns:
@@ -127,9 +137,10 @@ const rangeKey = ([from, to]: Range): number => (from / MINUTE_MS) * 2 ** 21 + (
 async function trustedOver(
   readings: MarketMakerReadings,
   req: MmQuery,
-  wanted: { interval: ReportedInterval; range: Range; exchange: string; pair: string }[],
-): Promise<TwoKeyMap<string, number, Float64Array>> {
-  const out = new TwoKeyMap<string, number, Float64Array>();
+  pairs: TwoKeyMap<string, string, Pair>,
+  wanted: { interval: ReportedInterval; range: Range; pair: Pair }[],
+): Promise<TwoKeyMap<Pair, number, Map<number, Float64Array>>> {
+  const out = new TwoKeyMap<Pair, number, Map<number, Float64Array>>();
   const wallets = [...req.wallets.keys()];
   if (wallets.length === 0) return out;
   const at = req.levels.map(levelIndex);
@@ -137,48 +148,57 @@ async function trustedOver(
   const every = n === LEVELS_BPS.length;
   for (const interval of REPORTED_INTERVALS) {
     // Per bucket start: the distinct ends wanted, and the pairs wanting each.
-    const ends = new Map<number, Map<number, Set<string>>>();
-    for (const x of wanted.filter((x) => x.interval === interval)) {
-      const byEnd = ends.get(x.range[0]) ?? new Map<number, Set<string>>();
-      byEnd.set(x.range[1], (byEnd.get(x.range[1]) ?? new Set()).add(mapKey(x.exchange, x.pair)));
-      ends.set(x.range[0], byEnd);
+    const ends = new Map<number, Map<number, Set<Pair>>>();
+    for (const x of wanted) {
+      if (x.interval !== interval) continue;
+      let byEnd = ends.get(x.range[0]);
+      if (!byEnd) ends.set(x.range[0], (byEnd = new Map()));
+      let wanting = byEnd.get(x.range[1]);
+      if (!wanting) byEnd.set(x.range[1], (wanting = new Set()));
+      wanting.add(x.pair);
     }
     for (let turn = 0; ; turn++) {
       const ranges: Range[] = [];
-      const pairKeys = new Set<string>();
+      const wantedPairs = new Set<Pair>();
       for (const [start, byEnd] of ends) {
         const end = [...byEnd.keys()].sort((a, b) => a - b)[turn];
         if (end === undefined) continue;
         ranges.push([start, end]);
-        for (const p of byEnd.get(end)!) pairKeys.add(p);
+        for (const p of byEnd.get(end)!) wantedPairs.add(p);
       }
       if (ranges.length === 0) break;
       ranges.sort((a, b) => a[0] - b[0]);
-      const pairs = req.pairs.filter((p) => pairKeys.has(mapKey(p.exchange, p.pair)));
-      const q = { pairs, interval, zone: 'UTC', pieces: planBuckets(interval, ranges, 'UTC', req.window.rolledUpTo).pieces };
+      const q = { pairs: req.pairs.filter((p) => wantedPairs.has(p)), interval, zone: 'UTC', pieces: planBuckets(interval, ranges, 'UTC', req.window.rolledUpTo).pieces };
       const { depth, volume } = await readings.metrics.trusted(q, wallets, { depth: true, volume: true }, every ? undefined : at);
       const endOf = new Map(ranges.map(([a, b]) => [a, b]));
-      const slot = (wallet: number, exchange: string, pair: string, b: number) => {
+      const slot = (wallet: number, exchange: string, pairName: string, b: number) => {
+        const pair = pairs.get(exchange, pairName);
+        if (!pair) return undefined;
         const start = b * 1000;
-        const k = mapKey(interval, wallet, exchange, pair);
-        const range = rangeKey([start, endOf.get(start) ?? start]);
-        let m = out.get(k, range);
+        const range = rangeKey(interval, [start, endOf.get(start) ?? start]);
+        let byRange = out.get(pair, wallet);
+        if (!byRange) out.set(pair, wallet, (byRange = new Map()));
+        let m = byRange.get(range);
         if (!m) {
           // Without a volume row no fill (0), without a depth row no depth.
           m = new Float64Array(1 + 2 * n).fill(NaN);
           m[0] = 0;
-          out.set(k, range, m);
+          byRange.set(range, m);
         }
         return m;
       };
       for (const d of depth) {
         const m = slot(d.wallet_id, d.exchange, d.pair, d.b);
+        if (!m) continue;
         for (let i = 0; i < n; i++) {
           m[1 + i] = mean(d.bid_depth_sum[i], d.minutes) ?? NaN;
           m[1 + n + i] = mean(d.ask_depth_sum[i], d.minutes) ?? NaN;
         }
       }
-      for (const v of volume) slot(v.wallet_id, v.exchange, v.pair, v.b)[0] = trustedVolume(v) ?? NaN;
+      for (const v of volume) {
+        const m = slot(v.wallet_id, v.exchange, v.pair, v.b);
+        if (m) m[0] = trustedVolume(v) ?? NaN;
+      }
     }
   }
   return out;
