@@ -8,7 +8,7 @@
 // over several reported buckets (`a`) compares the mean (volume: the sum) of the buckets
 // both sides have (compareBuckets in values.ts).
 import { LEVELS_BPS, levelIndex, levelName } from '../market/facts.ts';
-import { mean } from '../market/values.ts';
+import { meanPacked } from '../market/values.ts';
 import { planBuckets, type Range } from '../market/window.ts';
 import type { Pair, Wallet } from '../reference/repository.ts';
 import { REPORTED_INTERVALS, type ReportedInterval, type ReportedValuesOf } from './metrics.ts';
@@ -16,6 +16,7 @@ import { inAnswerOrder, type MarketMakerReadings, type MmQuery } from './reading
 import { coveredMinutes } from './reporting.ts';
 import { addPackedWallet, coarsestReported, compareBuckets, oneBucketComparedPacked, trustedVolume, type PackedCompared } from './values.ts';
 import { TwoKeyMap } from '../../lib/map-key.ts';
+import { RowPool } from '../../lib/row-pool.ts';
 import { MINUTE_MS } from '../../lib/time.ts';
 
 export interface ReconciledRow {
@@ -63,19 +64,22 @@ export async function reconcile(readings: MarketMakerReadings, req: MmQuery, lat
 
   const walletsOf = new Map<string, Wallet[]>();
   for (const wallet of req.wallets.values()) walletsOf.set(wallet.organization, [...(walletsOf.get(wallet.organization) ?? []), wallet]);
-  type Cell = { maker: string; pair: Pair; b: number; both: { reported: ReportedValuesOf; trusted: Float64Array }[] };
+  // Each reported bucket's wallets summed, a row of `sums` each.
+  const width = metricIds.length;
+  const sums = new RowPool(width, covered.length);
+  type Cell = { maker: string; pair: Pair; b: number; both: { reported: ReportedValuesOf; trusted: number }[] };
   const cells = new Map<string, TwoKeyMap<Pair, number, Cell>>();
   for (const { r, range, pair } of covered) {
     // Its wallets together, in the wallets' order.
     const key = rangeKey(r.interval, range);
-    let sum: Float64Array | undefined;
+    let sum = -1;
     for (const wallet of walletsOf.get(r.organization) ?? []) {
-      const t = trusted.get(pair, wallet.id)?.get(key);
-      if (!t) continue;
-      if (!sum) sum = t.slice();
-      else addPackedWallet(sum, t);
+      const t = trusted.at.get(pair, wallet.id)?.get(key);
+      if (t === undefined) continue;
+      if (sum < 0) sum = sums.copy(trusted.rows.data, t);
+      else addPackedWallet(sums.data, sum, trusted.rows.data, t, width);
     }
-    if (!sum) continue;
+    if (sum < 0) continue;
     let ofMaker = cells.get(r.organization);
     if (!ofMaker) cells.set(r.organization, (ofMaker = new TwoKeyMap()));
     let c = ofMaker.get(pair, r.b);
@@ -88,18 +92,17 @@ export async function reconcile(readings: MarketMakerReadings, req: MmQuery, lat
 
   // Per row, each metric's two sides in arrays, not an object per metric: a month is over
   // a million comparisons. Both sides by their metric's position in metricIds, NaN unknown.
-  const width = metricIds.length;
   const ordered = inAnswerOrder([...cells.values()].flatMap((m) => m.values()));
   const all: PackedCompared = { reported: new Float64Array(ordered.length * width), trusted: new Float64Array(ordered.length * width), matched: new Uint8Array(ordered.length * width) };
   const orNull = (x: number) => (Number.isNaN(x) ? null : x);
   return ordered.map((c, row) => {
     const at = row * width;
     // One reported bucket, as every row but those of `a` has, compared packed.
-    if (c.both.length === 1) oneBucketComparedPacked(c.both[0]!.reported.values, c.both[0]!.trusted, all, at);
+    if (c.both.length === 1) oneBucketComparedPacked(c.both[0]!.reported.values, sums.data, c.both[0]!.trusted, all, at);
     else {
       for (let j = 0; j < width; j++) {
         const x = compareBuckets(
-          c.both.map((b) => ({ reported: orNull(b.reported.values[j]!), trusted: orNull(b.trusted[j]!) })),
+          c.both.map((b) => ({ reported: orNull(b.reported.values[j]!), trusted: orNull(sums.data[b.trusted + j]!) })),
           j === 0 ? 'sum' : 'mean',
         );
         all.reported[at + j] = x.reported ?? NaN;
@@ -128,8 +131,9 @@ const rangeKey = (interval: ReportedInterval, [from, to]: Range): number =>
 
 /**
  * The trusted values of each wallet over each reported bucket's covered minutes, at the
- * levels asked, by pair and wallet, then by the bucket's interval and range (rangeKey):
- * volume, then bid and ask at each level (reconciledMetrics' order), NaN where unknown
+ * levels asked, each a row of `rows` found by pair and wallet, then by the bucket's
+ * interval and range (rangeKey): volume, then bid and ask at each level
+ * (reconciledMetrics' order), NaN where unknown
  * (trustedVolume's and mean's null). A read takes one range per bucket start, so buckets
  * of one start covered to different minutes (pushes at other times) are read in turns:
  * usually one read per reported interval.
@@ -139,12 +143,14 @@ async function trustedOver(
   req: MmQuery,
   pairs: TwoKeyMap<string, string, Pair>,
   wanted: { interval: ReportedInterval; range: Range; pair: Pair }[],
-): Promise<TwoKeyMap<Pair, number, Map<number, Float64Array>>> {
-  const out = new TwoKeyMap<Pair, number, Map<number, Float64Array>>();
-  const wallets = [...req.wallets.keys()];
-  if (wallets.length === 0) return out;
+): Promise<{ rows: RowPool; at: TwoKeyMap<Pair, number, Map<number, number>> }> {
   const at = req.levels.map(levelIndex);
   const n = at.length;
+  const wallets = [...req.wallets.keys()];
+  // About a row per wanted bucket and wallet of its market maker.
+  const rows = new RowPool(1 + 2 * n, wanted.length * Math.ceil(wallets.length / Math.max(1, req.makers.size)));
+  const out = { rows, at: new TwoKeyMap<Pair, number, Map<number, number>>() };
+  if (wallets.length === 0) return out;
   const every = n === LEVELS_BPS.length;
   for (const interval of REPORTED_INTERVALS) {
     // Per bucket start: the distinct ends wanted, and the pairs wanting each.
@@ -176,28 +182,30 @@ async function trustedOver(
         if (!pair) return undefined;
         const start = b * 1000;
         const range = rangeKey(interval, [start, endOf.get(start) ?? start]);
-        let byRange = out.get(pair, wallet);
-        if (!byRange) out.set(pair, wallet, (byRange = new Map()));
+        let byRange = out.at.get(pair, wallet);
+        if (!byRange) out.at.set(pair, wallet, (byRange = new Map()));
         let m = byRange.get(range);
-        if (!m) {
+        if (m === undefined) {
           // Without a volume row no fill (0), without a depth row no depth.
-          m = new Float64Array(1 + 2 * n).fill(NaN);
-          m[0] = 0;
+          m = rows.add();
+          rows.data[m] = 0;
           byRange.set(range, m);
         }
         return m;
       };
       for (const d of depth) {
         const m = slot(d.wallet_id, d.exchange, d.pair, d.b);
-        if (!m) continue;
+        if (m === undefined) continue;
+        const { bid_depth_sum: bid, ask_depth_sum: ask, minutes } = d;
+        const data = rows.data;
         for (let i = 0; i < n; i++) {
-          m[1 + i] = mean(d.bid_depth_sum[i], d.minutes) ?? NaN;
-          m[1 + n + i] = mean(d.ask_depth_sum[i], d.minutes) ?? NaN;
+          data[m + 1 + i] = meanPacked(bid[i], minutes);
+          data[m + 1 + n + i] = meanPacked(ask[i], minutes);
         }
       }
       for (const v of volume) {
         const m = slot(v.wallet_id, v.exchange, v.pair, v.b);
-        if (m) m[0] = trustedVolume(v) ?? NaN;
+        if (m !== undefined) rows.data[m] = trustedVolume(v) ?? NaN;
       }
     }
   }

@@ -98,14 +98,15 @@ export function sumWallets(wallets: readonly Values[]): Values {
 }
 
 /**
- * sumWallets over packed values (a Float64Array of volume and depths, NaN where unknown):
- * adds `wallet` into `sum`. The reconciliation packs a month of rows so.
+ * sumWallets over packed values (volume and depths, NaN where unknown): adds the `width`
+ * numbers of `wallet` from `walletAt` into those of `sum` from `sumAt`. The reconciliation
+ * packs a month of rows so, many rows to an array.
  */
-export function addPackedWallet(sum: Float64Array, wallet: Float64Array): void {
-  for (let j = 0; j < sum.length; j++) {
-    const a = sum[j]!;
-    const b = wallet[j]!;
-    sum[j] = Number.isNaN(a) ? b : Number.isNaN(b) ? a : a + b;
+export function addPackedWallet(sum: Float64Array, sumAt: number, wallet: Float64Array, walletAt: number, width: number): void {
+  for (let j = 0; j < width; j++) {
+    const a = sum[sumAt + j]!;
+    const b = wallet[walletAt + j]!;
+    sum[sumAt + j] = Number.isNaN(a) ? b : Number.isNaN(b) ? a : a + b;
   }
 }
 
@@ -204,13 +205,14 @@ export interface PackedCompared {
 
 /**
  * oneBucketCompared of every metric of one bucket, packed (NaN where unknown; the sum and
- * the mean of one value are the value), written into `out` from `at`: a month's
+ * the mean of one value are the value), the trusted side from `trustedAt` of `trusted`,
+ * written into `out` from `at`: a month's
  * reconciliation is a million and a half metrics, an object each cost more than the rest.
  */
-export function oneBucketComparedPacked(reported: Float64Array, trusted: Float64Array, out: PackedCompared, at: number): void {
+export function oneBucketComparedPacked(reported: Float64Array, trusted: Float64Array, trustedAt: number, out: PackedCompared, at: number): void {
   for (let j = 0; j < reported.length; j++) {
     const r = reported[j]!;
-    const t = trusted[j]!;
+    const t = trusted[trustedAt + j]!;
     out.reported[at + j] = 0 + r;
     out.trusted[at + j] = 0 + t;
     out.matched[at + j] = Number.isNaN(r) || Number.isNaN(t) ? 0 : 1;

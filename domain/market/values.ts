@@ -7,6 +7,9 @@ import type { BookPartial, DerivativePartial, TradePartial } from './families/in
 /** A sum over a count, null when the count is 0 (or the sum is missing). */
 export const mean = (sum: number | undefined, n: number | undefined): number | null => (sum !== undefined && n !== undefined && n > 0 ? sum / n : null);
 
+/** mean, NaN where it is null (an unknown sum, read as null, too): for packed values, none boxed. */
+export const meanPacked = (sum: number | null | undefined, n: number): number => (sum !== undefined && sum !== null && n > 0 ? sum / n : NaN);
+
 type Trades = Pick<TradePartial, 'trades' | 'volume_usd' | 'usd_trades'>;
 
 /**

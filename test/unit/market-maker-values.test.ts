@@ -61,10 +61,14 @@ describe('market-maker values (domain/market-makers/values.ts)', () => {
       { volume: 5, bid: [null, 4], ask: [null, null] },
     ];
     const pack = (v: (typeof wallets)[number]) => Float64Array.from([v.volume, ...v.bid, ...v.ask], (x) => x ?? NaN);
-    const sum = pack(wallets[0]!);
-    for (const w of wallets.slice(1)) addPackedWallet(sum, pack(w));
+    // Rows of a larger array, at offsets, as the reconciliation holds them.
+    const width = 5;
+    const sum = new Float64Array(3 * width).fill(-1);
+    sum.set(pack(wallets[0]!), width);
+    for (const w of wallets.slice(1)) addPackedWallet(sum, width, Float64Array.from([7, 7, ...pack(w)]), 2, width);
     const want = sumWallets(wallets);
-    expect([...sum].map((x) => (Number.isNaN(x) ? null : x))).to.deep.equal([want.volume, ...want.bid, ...want.ask]);
+    expect([...sum.subarray(width, 2 * width)].map((x) => (Number.isNaN(x) ? null : x))).to.deep.equal([want.volume, ...want.bid, ...want.ask]);
+    expect([...sum.subarray(0, width), ...sum.subarray(2 * width)].every((x) => x === -1), 'the rows around untouched').to.equal(true);
   });
 
   it('shows trusted values, one row per wallet, instead of reported ones', () => {
@@ -130,7 +134,8 @@ describe('market-maker values (domain/market-makers/values.ts)', () => {
     const sides = [{ reported: 10.5, trusted: 8.25 }, { reported: 3, trusted: null }, { reported: null, trusted: 4 }, { reported: null, trusted: null }, { reported: -0, trusted: 0 }];
     const pack = (xs: (number | null)[]) => Float64Array.from(xs, (x) => x ?? NaN);
     const out = { reported: new Float64Array(2 + sides.length), trusted: new Float64Array(2 + sides.length), matched: new Uint8Array(2 + sides.length) };
-    oneBucketComparedPacked(pack(sides.map((x) => x.reported)), pack(sides.map((x) => x.trusted)), out, 2);
+    // The trusted side a row of a larger array, from offset 3.
+    oneBucketComparedPacked(pack(sides.map((x) => x.reported)), pack([1, 2, 3, ...sides.map((x) => x.trusted)]), 3, out, 2);
     sides.forEach((x, j) => {
       const want = compareBuckets([x], j === 0 ? 'sum' : 'mean');
       const got = { reported: Number.isNaN(out.reported[2 + j]!) ? null : out.reported[2 + j]!, trusted: Number.isNaN(out.trusted[2 + j]!) ? null : out.trusted[2 + j]!, matched: out.matched[2 + j] === 1 };

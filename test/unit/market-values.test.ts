@@ -1,7 +1,7 @@
 // The market's values from partials (domain/market/values.ts), as every reader takes them.
 import { expect } from 'chai';
 import type { BookPartial, TradePartial } from '../../domain/market/families/index.ts';
-import { mean, priceChange, tick, twap, volume, vwap } from '../../domain/market/values.ts';
+import { mean, meanPacked, priceChange, tick, twap, volume, vwap } from '../../domain/market/values.ts';
 
 const key = { exchange: 'x', pair: 'A/USDT', b: 0 };
 const trades = (over: Partial<TradePartial> = {}): TradePartial => ({ ...key, trades: 4, amount: 2, notional: 201, volume_usd: 201, usd_trades: 4, ...over });
@@ -57,5 +57,8 @@ describe('market values (domain/market/values.ts)', () => {
     expect(mean(6, 3)).to.equal(2);
     expect(mean(6, 0)).to.equal(null);
     expect(mean(undefined, 3)).to.equal(null);
+    expect(meanPacked(6, 3)).to.equal(2);
+    expect(meanPacked(6, 0)).to.be.NaN;
+    expect(meanPacked(null, 3)).to.be.NaN;
   });
 });
