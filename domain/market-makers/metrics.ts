@@ -70,12 +70,11 @@ const REPORTED_SECONDS_SQL = "multiIf(`interval` = '5m', 300, `interval` = '1h',
  * bucket that began before a range but reaches into it (a daily report over a window of an
  * hour), as the summary's buckets do.
  */
-function reportedFilter(q: ReportedQuery, reaching: boolean): { params: Record<string, unknown>; filter: string } {
+function reportedFilter(q: ReportedQuery, reaching: boolean, keys: 'exact' | 'each part'): { params: Record<string, unknown>; filter: string } {
   // The interval and the window filter first (PREWHERE): the other intervals' rows are most
   // of the table, and the key set is then asked only of the window's rows
   // (docs/benchmarks.md, "Measurements behind the code").
   const params: Record<string, unknown> = {
-    keys: q.keys.map((k) => new TupleParam([k.organization, k.exchange, k.pair])),
     metrics: [...q.metrics],
     intervals: q.interval === 'a' ? [...REPORTED_INTERVALS] : [q.interval],
     tz: q.zone,
@@ -88,8 +87,21 @@ function reportedFilter(q: ReportedQuery, reaching: boolean): { params: Record<s
       : `timestamp >= toDateTime({f${i}:UInt32}, 'UTC')`;
     return `(${from} AND timestamp < toDateTime({t${i}:UInt32}, 'UTC'))`;
   });
+  // `each part`: the keys' organizations, exchanges and pairs each, a superset of the keys
+  // the caller narrows itself; each a set of few strings, where a set of (organization,
+  // exchange, pair) took a third of the statement (docs/benchmarks.md).
+  let keyFilter: string;
+  if (keys === 'exact') {
+    params.keys = q.keys.map((k) => new TupleParam([k.organization, k.exchange, k.pair]));
+    keyFilter = '(organization, exchange, pair) IN {keys:Array(Tuple(String, String, String))}';
+  } else {
+    params.organizations = [...new Set(q.keys.map((k) => k.organization))];
+    params.exchanges = [...new Set(q.keys.map((k) => k.exchange))];
+    params.pairs = [...new Set(q.keys.map((k) => k.pair))];
+    keyFilter = 'organization IN {organizations:Array(String)} AND exchange IN {exchanges:Array(String)} AND pair IN {pairs:Array(String)}';
+  }
   const filter = `PREWHERE \`interval\` IN {intervals:Array(Enum8('5m' = 1, '1h' = 2, '1d' = 3))} AND (${ranges.join(' OR ')})
-    WHERE (organization, exchange, pair) IN {keys:Array(Tuple(String, String, String))} AND metric IN {metrics:Array(String)}`;
+    WHERE ${keyFilter} AND metric IN {metrics:Array(String)}`;
   return { params, filter };
 }
 
@@ -154,7 +166,9 @@ export class MarketMakerMetrics {
   /**
    * Every reported bucket whose start lies in the window, each as it was last pushed (the
    * reconciliation compares each with the trusted values of the minutes its push covers).
-   * Read binary, as the trusted values: a month is millions of values.
+   * Read binary, as the trusted values: a month is millions of values. Of the keys'
+   * organizations, exchanges and pairs each, more than the keys: the caller keeps its keys'
+   * buckets only (the reconciliation keeps the makers' pairs it shows).
    *
    * A key (metric of a bucket) pushed once is most keys: merges keep only the latest push.
    * So the values are read grouped per bucket only, each bucket telling whether a metric
@@ -163,7 +177,7 @@ export class MarketMakerMetrics {
    */
   async reportedBuckets(q: ReportedQuery): Promise<ReportedValuesOf[]> {
     if (q.keys.length === 0 || q.metrics.length === 0 || q.ranges.length === 0) return [];
-    const { params, filter } = reportedFilter(q, true);
+    const { params, filter } = reportedFilter(q, true, 'each part');
     const bucket = q.interval === 'a' ? '0' : bucketOf(q.interval);
     type Row = {
       organization: string;
@@ -239,7 +253,7 @@ export class MarketMakerMetrics {
   /** Reported values in the window, per organization, pair, reported interval and bucket. */
   async reported(q: ReportedQuery): Promise<ReportedBucket[]> {
     if (q.keys.length === 0 || q.metrics.length === 0 || q.ranges.length === 0) return [];
-    const { params, filter } = reportedFilter(q, false);
+    const { params, filter } = reportedFilter(q, false, 'exact');
     const bucket = q.interval === 'a' ? '0' : bucketOf(q.interval);
     // The latest push of each key by argMax over its pushes, not FINAL (which cost most of
     // the read: docs/benchmarks.md, "Measurements behind the code"); of two pushes of a
