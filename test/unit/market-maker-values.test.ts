@@ -32,7 +32,10 @@ describe('market-maker values (domain/market-makers/values.ts)', () => {
   it("a wallet's depth: the mean over its minutes with orders; a wallet of fills only has none", () => {
     const key = { exchange: 'x', pair: 'A/USDT', b: 60 };
     const found = walletValuesOf(
-      [{ ...key, wallet_id: 1, minutes: 4, bid_depth_sum: [400, 800], ask_depth_sum: [40, 80] }],
+      [
+        { ...key, wallet_id: 1, minutes: 4, bid_depth_sum: [400, 800], ask_depth_sum: [40, 80] },
+        { ...key, wallet_id: 3, minutes: 0, bid_depth_sum: [0, 0], ask_depth_sum: [0, 0] },
+      ],
       [
         { ...key, wallet_id: 1, fills: 2, volume_usd: 30, usd_fills: 2 },
         { ...key, wallet_id: 2, fills: 1, volume_usd: 5, usd_fills: 1 },
@@ -41,6 +44,7 @@ describe('market-maker values (domain/market-makers/values.ts)', () => {
     );
     expect(found).to.deep.equal([
       { ...key, wallet_id: 1, values: { volume: 30, bid: [200], ask: [20] } },
+      { ...key, wallet_id: 3, values: { volume: 0, bid: [null], ask: [null] } },
       { ...key, wallet_id: 2, values: { volume: 5, bid: [null], ask: [null] } },
     ]);
   });
