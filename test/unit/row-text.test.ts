@@ -1,6 +1,7 @@
 // The market-maker answers' rows written from packed numbers (api/resources/market-makers/
 // row-text.ts), on one thread or two (row-text-threads.ts): each group's text must be what
-// JSON.stringify writes of the same rows, numbers to 15 digits, joined by commas, whatever the values.
+// JSON.stringify writes of the same rows, numbers to 15 digits, joined by commas, a comma after
+// each group, whatever the values.
 import { expect } from 'chai';
 import { KIND, RowPacker, writeGroups } from '../../api/resources/market-makers/row-text.ts';
 import { rowTextHelped, startRowTextHelper, writeRowText } from '../../api/resources/market-makers/row-text-threads.ts';
@@ -52,11 +53,13 @@ describe('market-maker row text', () => {
   it('writes each group as JSON.stringify writes its rows', () => {
     const { packed, expected } = sample(1, 300);
     const { bytes, ends } = writeGroups(packed);
-    const text = (g: number) => Buffer.from(bytes.subarray(g === 0 ? 0 : ends[g - 1], ends[g])).toString('utf8');
+    // Each group followed by a comma.
+    const text = (g: number) => Buffer.from(bytes.subarray(g === 0 ? 0 : ends[g - 1]! + 1, ends[g])).toString('utf8');
     expect(expected.map((_, g) => text(g))).to.deep.equal(expected);
+    expect(Buffer.from(bytes).toString('utf8')).to.equal(`${expected.join(',')},`);
     // Part of the groups alone is the same text.
     const part = writeGroups(packed, 100, 180);
-    expect(Buffer.from(part.bytes).toString('utf8')).to.equal(expected.slice(100, 180).join(''));
+    expect(Buffer.from(part.bytes).toString('utf8')).to.equal(`${expected.slice(100, 180).join(',')},`);
   });
 
   it('writes the same on two threads as on one, for enough rows to share', async () => {

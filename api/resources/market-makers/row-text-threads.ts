@@ -148,7 +148,8 @@ export async function writeRowText(p: PackedRows): Promise<WrittenText> {
       while (starts[i]! > g) i--;
       const part = parts[i]!;
       const k = g - starts[i]!;
-      return part.bytes.subarray(k === 0 ? 0 : part.ends[k - 1]!, part.ends[k]!);
+      // After the comma that follows the group before.
+      return part.bytes.subarray(k === 0 ? 0 : part.ends[k - 1]! + 1, part.ends[k]!);
     },
   };
 }

@@ -31,7 +31,7 @@ export interface PackedRows {
   groupEnds: Uint32Array;
 }
 
-/** The text of groups [from, to): all their bytes, and where each group's ends in them. */
+/** The text of groups [from, to): all their bytes, and where each group's ends in them (a comma follows each). */
 export interface WrittenGroups {
   bytes: Uint8Array;
   ends: Uint32Array;
@@ -186,6 +186,9 @@ export function writeGroups(p: PackedRows, from = 0, to = p.groupEnds.length, ta
     }
     row = end;
     ends[g - from] = out.pos;
+    // A comma after each group: the groups of one cell's buckets, one after the other, are
+    // then one text as they lie (sealed-answer.ts joins a kept block's so, without a copy).
+    out.byte(COMMA);
   }
   return { bytes: out.buf.subarray(0, out.pos), ends };
 }

@@ -202,11 +202,20 @@ function blockTexts(texts: Map<number, Buffer> | undefined, bks: readonly Block[
       if (starts[mid]! < lo) i = mid + 1;
       else j = mid;
     }
+    // Buckets whose texts lie one after the other, a comma between (as written:
+    // row-text.ts), are one view of those bytes; only the rest is copied.
     const parts: Buffer[] = [];
+    let run: Buffer | undefined;
     for (; i < starts.length && starts[i]! < hi; i++) {
-      if (parts.length > 0) parts.push(COMMA_BYTES);
-      parts.push(texts.get(starts[i]!)!);
+      const text = texts.get(starts[i]!)!;
+      if (run && text.buffer === run.buffer && text.byteOffset === run.byteOffset + run.length + 1 && new Uint8Array(run.buffer, text.byteOffset - 1, 1)[0] === COMMA_BYTES[0]) {
+        run = Buffer.from(run.buffer, run.byteOffset, run.length + 1 + text.length);
+        continue;
+      }
+      if (run) parts.push(run, COMMA_BYTES);
+      run = text;
     }
+    if (run) parts.push(run);
     return parts.length === 0 ? EMPTY : parts.length === 1 ? parts[0]! : Buffer.concat(parts);
   });
 }
