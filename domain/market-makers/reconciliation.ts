@@ -74,7 +74,7 @@ export async function reconcile(readings: MarketMakerReadings, req: MmQuery, lat
     const key = rangeKey(r.interval, range);
     let sum = -1;
     for (const wallet of walletsOf.get(r.organization) ?? []) {
-      const t = trusted.at.get(pair, wallet.id)?.get(key);
+      const t = trusted.offsets.get(pair, wallet.id)?.get(key);
       if (t === undefined) continue;
       if (sum < 0) sum = sums.copy(trusted.rows.data, t);
       else addPackedWallet(sums.data, sum, trusted.rows.data, t, width);
@@ -131,7 +131,7 @@ const rangeKey = (interval: ReportedInterval, [from, to]: Range): number =>
 
 /**
  * The trusted values of each wallet over each reported bucket's covered minutes, at the
- * levels asked, each a row of `rows` found by pair and wallet, then by the bucket's
+ * levels asked, each a row of `rows` whose offset is found by pair and wallet, then by the bucket's
  * interval and range (rangeKey): volume, then bid and ask at each level
  * (reconciledMetrics' order), NaN where unknown
  * (trustedVolume's and mean's null). A read takes one range per bucket start, so buckets
@@ -143,13 +143,13 @@ async function trustedOver(
   req: MmQuery,
   pairs: TwoKeyMap<string, string, Pair>,
   wanted: { interval: ReportedInterval; range: Range; pair: Pair }[],
-): Promise<{ rows: RowPool; at: TwoKeyMap<Pair, number, Map<number, number>> }> {
+): Promise<{ rows: RowPool; offsets: TwoKeyMap<Pair, number, Map<number, number>> }> {
   const at = req.levels.map(levelIndex);
   const n = at.length;
   const wallets = [...req.wallets.keys()];
   // About a row per wanted bucket and wallet of its market maker.
   const rows = new RowPool(1 + 2 * n, wanted.length * Math.ceil(wallets.length / Math.max(1, req.makers.size)));
-  const out = { rows, at: new TwoKeyMap<Pair, number, Map<number, number>>() };
+  const out = { rows, offsets: new TwoKeyMap<Pair, number, Map<number, number>>() };
   if (wallets.length === 0) return out;
   const every = n === LEVELS_BPS.length;
   for (const interval of REPORTED_INTERVALS) {
@@ -182,8 +182,8 @@ async function trustedOver(
         if (!pair) return undefined;
         const start = b * 1000;
         const range = rangeKey(interval, [start, endOf.get(start) ?? start]);
-        let byRange = out.at.get(pair, wallet);
-        if (!byRange) out.at.set(pair, wallet, (byRange = new Map()));
+        let byRange = out.offsets.get(pair, wallet);
+        if (!byRange) out.offsets.set(pair, wallet, (byRange = new Map()));
         let m = byRange.get(range);
         if (m === undefined) {
           // Without a volume row no fill (0), without a depth row no depth.
