@@ -202,18 +202,21 @@ function blockTexts(texts: Map<number, Buffer> | undefined, bks: readonly Block[
       if (starts[mid]! < lo) i = mid + 1;
       else j = mid;
     }
-    // Buckets whose texts lie one after the other, a comma between (as written:
-    // row-text.ts), are one view of those bytes; only the rest is copied.
+    // Buckets whose texts lie one after the other, a comma between (as written: row-text.ts),
+    // are one view of those bytes; only the rest is copied. The byte between is checked:
+    // two small buffers addText joined may lie so in Node's shared pool, padding between.
     const parts: Buffer[] = [];
     let run: Buffer | undefined;
+    let runBytes: Uint8Array | undefined;
     for (; i < starts.length && starts[i]! < hi; i++) {
       const text = texts.get(starts[i]!)!;
-      if (run && text.buffer === run.buffer && text.byteOffset === run.byteOffset + run.length + 1 && new Uint8Array(run.buffer, text.byteOffset - 1, 1)[0] === COMMA_BYTES[0]) {
+      if (run && text.buffer === run.buffer && text.byteOffset === run.byteOffset + run.length + 1 && (runBytes ??= new Uint8Array(run.buffer))[text.byteOffset - 1] === COMMA_BYTES[0]) {
         run = Buffer.from(run.buffer, run.byteOffset, run.length + 1 + text.length);
         continue;
       }
       if (run) parts.push(run, COMMA_BYTES);
       run = text;
+      runBytes = undefined;
     }
     if (run) parts.push(run);
     return parts.length === 0 ? EMPTY : parts.length === 1 ? parts[0]! : Buffer.concat(parts);
