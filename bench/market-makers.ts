@@ -157,8 +157,8 @@ interface Captured {
   sql: string;
   params: Params;
   settings?: ClickHouseSettings;
-  /** Read in the binary row format (ClickHouse.queryBinary), as the bare runs then read it too. */
-  binary: boolean;
+  /** Read as JSON (ClickHouse.query), in the binary row format as rows (queryBinary) or by column (queryColumns): the bare runs then read it so too. */
+  read: 'json' | 'rows' | 'columns';
   wave: number;
   /** When the API's run of it started and ended (performance.now()), its rows parsed. */
   started: number;
@@ -178,7 +178,8 @@ class QueryRecorder {
   constructor(ch: ClickHouse) {
     const query: ClickHouse['query'] = ch.query.bind(ch);
     const queryBinary: ClickHouse['queryBinary'] = ch.queryBinary.bind(ch);
-    const record = <T>(c: Omit<Captured, 'wave' | 'started'>, run: () => Promise<T[]>): Promise<T[]> => {
+    const queryColumns: ClickHouse['queryColumns'] = ch.queryColumns.bind(ch);
+    const record = <T>(c: Omit<Captured, 'wave' | 'started'>, run: () => Promise<T>): Promise<T> => {
       if (!this.recording || !('tz' in c.params || /\bmarket_writes\b/.test(c.sql))) return run();
       if (this.running === 0) this.wave++;
       const captured: Captured = { ...c, wave: this.wave, started: performance.now() };
@@ -189,13 +190,15 @@ class QueryRecorder {
         captured.ended = performance.now();
       });
     };
-    ch.query = <T>(sql: string, params: Params = {}, settings?: ClickHouseSettings): Promise<T[]> => record({ sql, params, settings, binary: false }, () => query<T>(sql, params, settings));
-    ch.queryBinary = <T>(sql: string, params: Params = {}): Promise<T[]> => record({ sql, params, binary: true }, () => queryBinary<T>(sql, params));
+    ch.query = <T>(sql: string, params: Params = {}, settings?: ClickHouseSettings): Promise<T[]> => record({ sql, params, settings, read: 'json' }, () => query<T>(sql, params, settings));
+    ch.queryBinary = <T>(sql: string, params: Params = {}): Promise<T[]> => record({ sql, params, read: 'rows' }, () => queryBinary<T>(sql, params));
+    ch.queryColumns = (sql: string, params: Params = {}) => record({ sql, params, read: 'columns' }, () => queryColumns(sql, params));
   }
 }
 
-/** A recorded statement run again as the API ran it, its rows read. */
-const runAgain = (bare: ClickHouse, c: Captured): Promise<unknown[]> => (c.binary ? bare.queryBinary(c.sql, c.params) : bare.query(c.sql, c.params, c.settings));
+/** A recorded statement run again as the API ran it, its rows read: how many. */
+const runAgain = async (bare: ClickHouse, c: Captured): Promise<number> =>
+  c.read === 'columns' ? (await bare.queryColumns(c.sql, c.params)).length : (c.read === 'rows' ? await bare.queryBinary(c.sql, c.params) : await bare.query(c.sql, c.params, c.settings)).length;
 
 interface Series {
   http: number[];
@@ -621,7 +624,7 @@ async function breakdown(
     let n = 0;
     for (let i = 0; i < BREAKDOWN_RUNS; i++) {
       const t0 = performance.now();
-      n = (await runAgain(bare, c)).length;
+      n = await runAgain(bare, c);
       times.push(performance.now() - t0);
     }
     alone.push({ label: labelOf(c), ms: p(times), rows: n });

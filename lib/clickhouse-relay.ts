@@ -8,6 +8,7 @@
 import { TupleParam, type ClickHouseSettings } from '@clickhouse/client';
 import type { MessagePort } from 'node:worker_threads';
 import type { ClickHouse, CommandOptions, InsertOptions, Params } from './clickhouse.ts';
+import type { Columns } from './row-binary.ts';
 // Not from clickhouse.ts, which loads chdb: an addon loaded in a worker closes the
 // process's engine when the worker ends.
 import { ClickHouseQueryError, ClickHouseStoppedError } from './clickhouse-errors.ts';
@@ -15,6 +16,7 @@ import { ClickHouseQueryError, ClickHouseStoppedError } from './clickhouse-error
 type Call =
   | { id: number; op: 'query'; sql: string; params: Params; settings?: ClickHouseSettings }
   | { id: number; op: 'queryBinary'; sql: string; params: Params }
+  | { id: number; op: 'queryColumns'; sql: string; params: Params }
   | { id: number; op: 'jsonLines'; sql: string; keys: string[]; columns: string[]; params: Params }
   | { id: number; op: 'command'; sql: string; params: Params; opts: CommandOptions }
   | { id: number; op: 'insert'; table: string; rows: object[]; opts: InsertOptions }
@@ -56,6 +58,9 @@ export function serveClickHouse(ch: ClickHouse, port: MessagePort): void {
         break;
       case 'queryBinary':
         done = ch.queryBinary(call.sql, mapParams(call.params, decodeParam));
+        break;
+      case 'queryColumns':
+        done = ch.queryColumns(call.sql, mapParams(call.params, decodeParam));
         break;
       case 'jsonLines':
         done = ch.jsonLines(call.sql, call.keys, call.columns, mapParams(call.params, decodeParam));
@@ -126,6 +131,8 @@ export function relayedClickHouse(port: MessagePort): ClickHouse {
   return {
     query: <T>(sql: string, params: Params = {}, settings?: ClickHouseSettings) => call<T[]>({ op: 'query', sql, params: mapParams(params, encodeParam), settings }),
     queryBinary: <T>(sql: string, params: Params = {}) => call<T[]>({ op: 'queryBinary', sql, params: mapParams(params, encodeParam) }),
+    // Structured cloning keeps a Map and typed arrays: Columns cross as they are.
+    queryColumns: (sql, params = {}) => call<Columns>({ op: 'queryColumns', sql, params: mapParams(params, encodeParam) }),
     jsonArray: () => Promise.reject(new Error('jsonArray is not relayed: a worker reads no answers to pass on')),
     jsonLines: (sql, keys, columns, params = {}) => call<Uint8Array>({ op: 'jsonLines', sql, keys, columns, params: mapParams(params, encodeParam) }).then((b) => Buffer.from(b.buffer, b.byteOffset, b.byteLength)),
     command: (sql, params = {}, opts = {}) => call<void>({ op: 'command', sql, params: mapParams(params, encodeParam), opts }),

@@ -15,7 +15,7 @@ import { DEFAULT_UNCOMPRESSED_CACHE_MB, type Config } from './config.ts';
 import { StatementQueue, type Turn } from './statement-queue.ts';
 import { ClickHouseQueryError, ClickHouseStoppedError } from './clickhouse-errors.ts';
 import { createLogger, type Logger } from './log.ts';
-import { readRowBinary } from './row-binary.ts';
+import { readRowBinary, readRowBinaryColumns, type Columns } from './row-binary.ts';
 
 export type Params = Record<string, unknown>;
 type ChdbAsClientConnection = NonNullable<NonNullable<Parameters<typeof createClient>[0]>['connection']>;
@@ -58,6 +58,8 @@ export interface ClickHouse {
    * The SQL has no SETTINGS or FORMAT clause.
    */
   queryBinary<T>(sql: string, params?: Params): Promise<T[]>;
+  /** queryBinary's rows by column (lib/row-binary.ts, Columns): for tens of thousands of rows of number arrays. */
+  queryColumns(sql: string, params?: Params): Promise<Columns>;
   command(sql: string, params?: Params, opts?: CommandOptions): Promise<void>;
   insert<T extends object>(table: string, rows: T[], opts?: InsertOptions): Promise<void>;
   /**
@@ -421,6 +423,16 @@ export function openClickHouse(config: GatewayConfig, name: string, opts: OpenOp
   const maxDelayMs = opts.retry?.maxDelayMs ?? 1000;
   const log = opts.log ?? createLogger('warn', `clickhouse.${name}`);
   if (config.clickhouseUrl) watchStatuses();
+  /** A SELECT's output in ClickHouse's binary row format, all of it. */
+  const rowBinary = async (query_id: string, sql: string, params: Params): Promise<Buffer> => {
+    const { stream } = await onClient(query_id, bindsValues(params), (client) =>
+      client.exec({ query: `${sql}\nFORMAT RowBinaryWithNamesAndTypes`, query_params: params, query_id, clickhouse_settings: perStatement(query_id) }),
+    );
+    // Read out of the line of bound statements, as query's rows are.
+    const chunks: Buffer[] = [];
+    for await (const chunk of stream) chunks.push(chunk as Buffer);
+    return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+  };
   /** A SELECT's output in ClickHouse's Template format, with JSON escaping, as a stream. */
   const template = (query_id: string, sql: string, params: Params, formats: Record<string, string>): Promise<Readable> =>
     // Always bound on the embedded engine (the template's settings are).
@@ -498,16 +510,8 @@ export function openClickHouse(config: GatewayConfig, name: string, opts: OpenOp
         for await (const chunk of stream) chunks.push(chunk as Buffer);
         return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
       }),
-    queryBinary: <T>(sql: string, params: Params = {}) =>
-      wrap(true, async (query_id) => {
-        const { stream } = await onClient(query_id, bindsValues(params), (client) =>
-          client.exec({ query: `${sql}\nFORMAT RowBinaryWithNamesAndTypes`, query_params: params, query_id, clickhouse_settings: perStatement(query_id) }),
-        );
-        // Read out of the line of bound statements, as query's rows are.
-        const chunks: Buffer[] = [];
-        for await (const chunk of stream) chunks.push(chunk as Buffer);
-        return readRowBinary<T>(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks));
-      }),
+    queryBinary: <T>(sql: string, params: Params = {}) => wrap(true, async (query_id) => readRowBinary<T>(await rowBinary(query_id, sql, params))),
+    queryColumns: (sql, params = {}) => wrap(true, async (query_id) => readRowBinaryColumns(await rowBinary(query_id, sql, params))),
     command: (sql, params = {}, opts = {}) =>
       wrap(opts.idempotent === true, async (query_id) => {
         await onClient(query_id, bindsValues(params), (client) => client.command({ query: sql, query_params: params, query_id, clickhouse_settings: perStatement(query_id) }));

@@ -13,7 +13,7 @@ import type { MarketQuery } from '../market/repositories/stored-rows.ts';
 import { bucketsOf, mergeRanges, type MarketWindow, type Range } from '../market/window.ts';
 import type { Pair, Wallet } from '../reference/repository.ts';
 import { MarketMakerMetrics, type ReportedBucket } from './metrics.ts';
-import { coarsestReported, reportedValues, walletValuesOf, type Values } from './values.ts';
+import { coarsestReported, packedWallet, reportedValues, type PackedValues, type Values } from './values.ts';
 import { TwoKeyMap, mapKey } from '../../lib/map-key.ts';
 
 /** The buckets market-maker values are kept in; other intervals are answered daily. */
@@ -36,8 +36,8 @@ export interface Cell {
   pair: Pair;
   /** Bucket start (epoch s; 0 for `a`). */
   b: number;
-  /** Trusted values per wallet of the market maker with data in the bucket, by wallet number. */
-  trusted: { wallet: Wallet; values: Values }[];
+  /** Trusted values per wallet of the market maker with data in the bucket, by wallet number; packed, at the levels asked. */
+  trusted: { wallet: Wallet; values: PackedValues }[];
   reported: Values | undefined;
   /** Whether the reported values hold volume (4.12 lists pairs with reported volume). */
   reportedVolume: boolean;
@@ -85,7 +85,7 @@ export class MarketMakerReadings {
     const trustedWanted = want.trustedDepth || want.trustedVolume;
     // All asked at once; the trusted values are taken into cells while the engine still
     // reads the others (the embedded engine runs them one after the other, in this order).
-    const trustedRead = trustedWanted ? this.metrics.trusted(q, [...req.wallets.keys()], { depth: want.trustedDepth, volume: want.trustedVolume }, at) : { depth: [], volume: [] };
+    const trustedRead = this.metrics.trusted(q, trustedWanted ? [...req.wallets.keys()] : [], { depth: want.trustedDepth, volume: want.trustedVolume }, at);
     const rest = Promise.all([
       want.reported === 'all' || want.reported === 'volume' ? readReported(allKeys) : [],
       want.market ? this.partials.read('book', q) : ([] as BookPartial[]),
@@ -115,13 +115,32 @@ export class MarketMakerReadings {
     const seen = new Map([...req.makers].map(([slug, m]) => [slug, new Set(m.pairs)]));
     const visible = (maker: string, pair: Pair) => seen.get(maker)?.has(pair) ?? false;
 
-    // The trusted rows hold only the levels asked (`at` was read), in their order.
-    const own = req.levels.map((_, i) => i);
-    for (const t of walletValuesOf(trusted.depth, trusted.volume, own)) {
-      const wallet = req.wallets.get(t.wallet_id);
-      const pair = pairs.get(t.exchange, t.pair);
-      if (!wallet || !pair || !visible(wallet.organization, pair)) continue;
-      cellOf(wallet.organization, pair, t.b).trusted.push({ wallet, values: t.values });
+    // Each wallet's values of a cell packed as a row of one array, its depth and volume rows
+    // found into it: a row per row read at most, so the array never grows and the rows are
+    // views of it. The trusted rows hold only the levels asked (`at` was read), in their order.
+    const n = req.levels.length;
+    const width = 1 + 2 * n;
+    const depthRows = trusted.depth;
+    const packed = new Float64Array((depthRows.length + trusted.volume.length) * width);
+    let used = 0;
+    const rowOf = (walletId: number, exchange: string, pairName: string, b: number): PackedValues | undefined => {
+      const wallet = req.wallets.get(walletId);
+      const pair = pairs.get(exchange, pairName);
+      if (!wallet || !pair || !visible(wallet.organization, pair)) return undefined;
+      const c = cellOf(wallet.organization, pair, b);
+      for (const t of c.trusted) if (t.wallet === wallet) return t.values;
+      const values = packed.subarray(used, (used += width));
+      packedWallet.empty(n, values, 0);
+      c.trusted.push({ wallet, values });
+      return values;
+    };
+    for (let i = 0; i < depthRows.length; i++) {
+      const values = rowOf(depthRows.wallet_id[i]!, depthRows.exchange[i]!, depthRows.pair[i]!, depthRows.b[i]!);
+      if (values) packedWallet.depth(depthRows, i, n, values, 0);
+    }
+    for (const v of trusted.volume) {
+      const values = rowOf(v.wallet_id, v.exchange, v.pair, v.b);
+      if (values) packedWallet.volume(v, values, 0);
     }
 
     // The summary shows a reported row only in a bucket without trusted values: it reads

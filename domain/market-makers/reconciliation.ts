@@ -8,13 +8,12 @@
 // over several reported buckets (`a`) compares the mean (volume: the sum) of the buckets
 // both sides have (compareBuckets in values.ts).
 import { LEVELS_BPS, levelIndex, levelName } from '../market/facts.ts';
-import { meanPacked } from '../market/values.ts';
 import { planBuckets, type Range } from '../market/window.ts';
 import type { Pair, Wallet } from '../reference/repository.ts';
 import { REPORTED_INTERVALS, type ReportedInterval, type ReportedValuesOf } from './metrics.ts';
 import { inAnswerOrder, type MarketMakerReadings, type MmQuery } from './readings.ts';
 import { coveredMinutes } from './reporting.ts';
-import { addPackedWallet, coarsestReported, compareBuckets, oneBucketComparedPacked, trustedVolume, type PackedCompared } from './values.ts';
+import { addPackedWallet, coarsestReported, compareBuckets, oneBucketComparedPacked, packedWallet, type PackedCompared } from './values.ts';
 import { TwoKeyMap } from '../../lib/map-key.ts';
 import { RowPool } from '../../lib/row-pool.ts';
 import { MINUTE_MS } from '../../lib/time.ts';
@@ -186,26 +185,19 @@ async function trustedOver(
         if (!byRange) out.offsets.set(pair, wallet, (byRange = new Map()));
         let m = byRange.get(range);
         if (m === undefined) {
-          // Without a volume row no fill (0), without a depth row no depth.
           m = rows.add();
-          rows.data[m] = 0;
+          packedWallet.empty(n, rows.data, m);
           byRange.set(range, m);
         }
         return m;
       };
-      for (const d of depth) {
-        const m = slot(d.wallet_id, d.exchange, d.pair, d.b);
-        if (m === undefined) continue;
-        const { bid_depth_sum: bid, ask_depth_sum: ask, minutes } = d;
-        const data = rows.data;
-        for (let i = 0; i < n; i++) {
-          data[m + 1 + i] = meanPacked(bid[i], minutes);
-          data[m + 1 + n + i] = meanPacked(ask[i], minutes);
-        }
+      for (let i = 0; i < depth.length; i++) {
+        const m = slot(depth.wallet_id[i]!, depth.exchange[i]!, depth.pair[i]!, depth.b[i]!);
+        if (m !== undefined) packedWallet.depth(depth, i, n, rows.data, m);
       }
       for (const v of volume) {
         const m = slot(v.wallet_id, v.exchange, v.pair, v.b);
-        if (m !== undefined) rows.data[m] = trustedVolume(v) ?? NaN;
+        if (m !== undefined) packedWallet.volume(v, rows.data, m);
       }
     }
   }

@@ -4,9 +4,10 @@
 // of its fills), a market maker's wallets added together, trusted values shown instead of
 // reported ones, a bucket's reported values, coverage of the whole market, and whether a
 // report overstates what was measured.
-import { mean } from '../market/values.ts';
+import { mean, meanPacked } from '../market/values.ts';
 import { REPORTED_INTERVALS, type ReportedInterval } from './metrics.ts';
 import { TwoKeyMap } from '../../lib/map-key.ts';
+import type { Float64ArrayColumn } from '../../lib/row-binary.ts';
 
 /** Volume and depth at some levels (null where unknown). */
 export interface Values {
@@ -20,6 +21,23 @@ export interface TrustedDepthSums {
   minutes: number;
   bid_depth_sum: number[];
   ask_depth_sum: number[];
+}
+
+/**
+ * Wallets' trusted depth aggregates per pair and bucket by column (the trusted-depth
+ * family's partials as domain/market-makers/metrics.ts reads them): row i's sums at each
+ * level from bid.offsets[i] (ask.offsets[i]), NaN for an unknown sum.
+ */
+export interface TrustedDepthColumns {
+  length: number;
+  exchange: string[];
+  pair: string[];
+  wallet_id: Float64Array;
+  /** Bucket start (epoch s). */
+  b: Float64Array;
+  minutes: Float64Array;
+  bid: Float64ArrayColumn;
+  ask: Float64ArrayColumn;
 }
 
 /** A wallet's trusted volume aggregates over a bucket or window (the trusted-volume family). */
@@ -47,6 +65,58 @@ export function walletValues(d: TrustedDepthSums | undefined, v: TrustedVolumeSu
   }
   return { volume: trustedVolume(v), bid, ask };
 }
+
+/**
+ * Values packed in a row of numbers: volume, then bid and ask at each level (1 + 2 x levels
+ * numbers), NaN where unknown (null). A month at `5m` is 40,000 wallets' values: rows of
+ * one array, not two arrays and an object each, leave the collector nothing to do.
+ */
+export type PackedValues = Float64Array;
+
+/** Values packed (PackedValues). */
+export function packValues(v: Values): PackedValues {
+  const n = v.bid.length;
+  const out = new Float64Array(1 + 2 * n);
+  out[0] = v.volume ?? NaN;
+  for (let i = 0; i < n; i++) {
+    out[1 + i] = v.bid[i] ?? NaN;
+    out[1 + n + i] = v.ask[i] ?? NaN;
+  }
+  return out;
+}
+
+/** PackedValues of `levels` levels as Values (NaN as null). */
+export function unpackValues(p: PackedValues, levels: number): Values {
+  const known = (x: number) => (Number.isNaN(x) ? null : x);
+  return { volume: known(p[0]!), bid: Array.from(p.subarray(1, 1 + levels), known), ask: Array.from(p.subarray(1 + levels, 1 + 2 * levels), known) };
+}
+
+/**
+ * walletValues packed (PackedValues' order, a row of 1 + 2n numbers at `at` of `out`),
+ * written as a wallet's rows of a bucket are found: `empty` before any (no fill: volume 0;
+ * no depth), then its depth row (its first `n` levels: the levels read) and its volume row.
+ */
+export const packedWallet = {
+  empty(n: number, out: Float64Array, at: number): void {
+    out[at] = 0;
+    out.fill(NaN, at + 1, at + 1 + 2 * n);
+  },
+  /** Row `row` of the depth columns `d` (its first `n` levels). */
+  depth(d: TrustedDepthColumns, row: number, n: number, out: Float64Array, at: number): void {
+    const minutes = d.minutes[row]!;
+    const bid = d.bid.offsets[row]!;
+    const ask = d.ask.offsets[row]!;
+    const bids = d.bid.values;
+    const asks = d.ask.values;
+    for (let i = 0; i < n; i++) {
+      out[at + 1 + i] = meanPacked(bids[bid + i], minutes);
+      out[at + 1 + n + i] = meanPacked(asks[ask + i], minutes);
+    }
+  },
+  volume(v: TrustedVolumeSums, out: Float64Array, at: number): void {
+    out[at] = trustedVolume(v) ?? NaN;
+  },
+};
 
 interface WalletKey {
   wallet_id: number;
@@ -114,7 +184,7 @@ export function addPackedWallet(sum: Float64Array, sumAt: number, wallet: Float6
  * What a bucket shows for a market maker: trusted values replace reported ones, one row per
  * wallet with trusted values; without any, the reported values; else nothing.
  */
-export function shownValues<W>(trusted: readonly { wallet: W; values: Values }[], reported: Values | undefined): { wallet: W | undefined; values: Values }[] {
+export function shownValues<W, V>(trusted: readonly { wallet: W; values: V }[], reported: V | undefined): { wallet: W | undefined; values: V }[] {
   if (trusted.length > 0) return trusted.map((t) => ({ wallet: t.wallet, values: t.values }));
   return reported ? [{ wallet: undefined, values: reported }] : [];
 }
@@ -143,7 +213,7 @@ export function coverage(value: number | null, whole: number | null | undefined)
   return Number.isNaN(c) ? null : c;
 }
 
-/** coverage, NaN where it is null: the summary packs a million of them, none boxed. */
+/** coverage, NaN where it is null (a value NaN too): the summary packs a million of them, none boxed. */
 export function coveragePacked(value: number | null, whole: number | null | undefined): number {
   if (value === null || whole === null || whole === undefined || !(whole > 0)) return NaN;
   return Math.min(100, (100 * value) / whole);

@@ -1,10 +1,11 @@
 // ClickHouse.queryBinary reads rows in the engine's binary format: they must be the rows
 // query reads as JSON, whatever the types and values, so a read can move from one to the
-// other without changing an answer.
+// other without changing an answer. queryColumns reads the same by column.
 import { expect } from 'chai';
 import { testStack } from '../support/stack.ts';
+import { float64ArrayColumn, numberColumn, valueColumn } from '../../lib/row-binary.ts';
 
-describe('ClickHouse.queryBinary', () => {
+describe('ClickHouse.queryBinary and queryColumns', () => {
   const strings = ['plain', 'quote " and backslash \\', 'ünïcödé ✓', ''];
   const sql = `SELECT arrayJoin(arrayEnumerate({s:Array(String)})) AS i, {s:Array(String)}[i] AS label, toLowCardinality(label) AS low,
       toUInt8(i) AS u8, toInt16(-i) AS i16, toUInt32(i * 4000000) AS u32, toUInt64(i) * 1000000000000 AS u64, toInt64(-i) * 1000000000000 AS i64,
@@ -44,6 +45,34 @@ describe('ClickHouse.queryBinary', () => {
   it('reads no rows as none', async () => {
     const ch = testStack().service.deps.ch;
     expect(await ch.queryBinary(`${sql} LIMIT 0`, { s: strings })).to.deep.equal([]);
+    expect((await ch.queryColumns(`${sql} LIMIT 0`, { s: strings })).length).to.equal(0);
+  });
+
+  it('reads by column what it reads by row: numbers in typed arrays (NaN for none), number arrays in one array', async () => {
+    const ch = testStack().service.deps.ch;
+    const rows = await ch.queryBinary<Record<string, unknown>>(sql, { s: strings });
+    const c = await ch.queryColumns(sql, { s: strings });
+    expect(c.length).to.equal(rows.length);
+    const orNaN = (v: unknown) => (v === null ? NaN : v);
+    for (const name of ['i', 'u8', 'i16', 'u32', 'u64', 'i64', 'f64', 'f32', 'odd', 'at', 'even']) {
+      expect([...numberColumn(c, name)], name).to.deep.equal(rows.map((r) => orNaN(r[name])));
+    }
+    const floats = float64ArrayColumn(c, 'floats');
+    const items = rows.map((_, i) => [...floats.values.subarray(floats.offsets[i]!, floats.offsets[i + 1]!)]);
+    expect(items).to.deep.equal(rows.map((r) => r.floats));
+    for (const name of ['label', 'low', 'maybe', 'ints', 'tuples', 'nested', 'e8', 'e16']) {
+      expect(valueColumn(c, name), name).to.deep.equal(rows.map((r) => r[name]));
+    }
+    expect(() => numberColumn(c, 'label')).to.throw(/not of numbers/);
+    expect(() => valueColumn(c, 'nope')).to.throw(/no column nope/);
+  });
+
+  it('reads a number array that is not finite by column as NaN', async () => {
+    const ch = testStack().service.deps.ch;
+    const c = await ch.queryColumns('SELECT [1.5, nan, inf, -inf] AS xs UNION ALL SELECT [] AS xs');
+    const xs = float64ArrayColumn(c, 'xs');
+    expect([...xs.offsets]).to.deep.equal([0, 4, 4]);
+    expect([...xs.values]).to.deep.equal([1.5, NaN, NaN, NaN]);
   });
 
   it('refuses a type it does not read, rather than misreading the rest', async () => {

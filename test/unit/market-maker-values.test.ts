@@ -18,7 +18,12 @@ import {
   shownValues,
   sumWallets,
   trustedVolume,
+  packedWallet,
+  packValues,
+  unpackValues,
+  walletValues,
   walletValuesOf,
+  type TrustedDepthColumns,
 } from '../../domain/market-makers/values.ts';
 
 describe('market-maker values (domain/market-makers/values.ts)', () => {
@@ -47,6 +52,47 @@ describe('market-maker values (domain/market-makers/values.ts)', () => {
       { ...key, wallet_id: 3, values: { volume: 0, bid: [null], ask: [null] } },
       { ...key, wallet_id: 2, values: { volume: 5, bid: [null], ask: [null] } },
     ]);
+  });
+
+  /** Depth rows as metrics.trusted reads them, by column. */
+  const depthColumns = (rows: { minutes: number; bid_depth_sum: number[]; ask_depth_sum: number[] }[]): TrustedDepthColumns => {
+    const side = (f: (r: (typeof rows)[number]) => number[]) => ({
+      offsets: Uint32Array.from([0, ...rows.map((_, i) => rows.slice(0, i + 1).reduce((n, r) => n + f(r).length, 0))]),
+      values: Float64Array.from(rows.flatMap(f)),
+    });
+    return {
+      length: rows.length,
+      exchange: rows.map(() => 'x'),
+      pair: rows.map(() => 'A/USDT'),
+      wallet_id: Float64Array.from(rows, () => 1),
+      b: Float64Array.from(rows, () => 60),
+      minutes: Float64Array.from(rows, (r) => r.minutes),
+      bid: side((r) => r.bid_depth_sum),
+      ask: side((r) => r.ask_depth_sum),
+    };
+  };
+
+  it('packed as rows are found (packedWallet), the same values as walletValues; NaN for null', () => {
+    const depth = { minutes: 4, bid_depth_sum: [400, 800], ask_depth_sum: [40, 80] };
+    const volume = { fills: 3, volume_usd: 0, usd_fills: 0 };
+    const cases: [typeof depth | undefined, typeof volume | undefined][] = [
+      [depth, volume],
+      [depth, undefined],
+      [undefined, volume],
+      [undefined, { fills: 2, volume_usd: 30, usd_fills: 2 }],
+      [{ minutes: 0, bid_depth_sum: [0, 0], ask_depth_sum: [0, 0] }, undefined],
+    ];
+    for (const [d, v] of cases) {
+      // A row inside a larger array, as the readings hold them.
+      const out = new Float64Array(7).fill(-1);
+      packedWallet.empty(2, out, 1);
+      if (d) packedWallet.depth(depthColumns([d]), 0, 2, out, 1);
+      if (v) packedWallet.volume(v, out, 1);
+      expect(unpackValues(out.subarray(1, 6), 2)).to.deep.equal(walletValues(d, v, [0, 1]));
+      expect([out[0], out[6]]).to.deep.equal([-1, -1]);
+    }
+    const values = { volume: null, bid: [1, null], ask: [null, 2] };
+    expect(unpackValues(packValues(values), 2)).to.deep.equal(values);
   });
 
   it("a market maker's wallets together: sums, null only where every wallet's is", () => {

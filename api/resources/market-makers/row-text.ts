@@ -193,9 +193,6 @@ export function writeGroups(p: PackedRows, from = 0, to = p.groupEnds.length, ta
   return { bytes: out.buf.subarray(0, out.pos), ends };
 }
 
-/** A value as packed: an unknown one (null) as NaN, written as null. */
-export const packed = (v: number | null): number => (v === null ? NaN : v);
-
 /** Builds PackedRows row by row: the texts interned, the rows' numbers grown as they come. */
 export class RowPacker {
   private readonly heads = new Map<string, number>();

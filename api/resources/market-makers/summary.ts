@@ -16,9 +16,9 @@ import { depthNames, parseMmRequest, type MmRequest } from './request.ts';
 import type { MmHandler, MmServices } from './services.ts';
 import { sendPieces, wantsGzip, type Piece } from '../../http/compressed-pieces.ts';
 import { addText, answerCells, sealedAnswer, type Texts } from './sealed-answer.ts';
-import { KIND, RowPacker, packed } from './row-text.ts';
+import { KIND, RowPacker } from './row-text.ts';
 import { writeRowText } from './row-text-threads.ts';
-import { coverage, coveragePacked, shownValues, type Values } from '../../../domain/market-makers/values.ts';
+import { coverage, coveragePacked, packValues, shownValues, type PackedValues, type Values } from '../../../domain/market-makers/values.ts';
 import type { Cell, Want } from '../../../domain/market-makers/readings.ts';
 
 const WANT: Want = { trustedDepth: true, trustedVolume: true, reported: 'untrusted', market: true };
@@ -83,15 +83,16 @@ type Scalar = number | string | boolean | null;
 
 /** The value columns of each row a cell shows: one per wallet with trusted values, else the reported one (the JSON text in summaryJson, in this order). */
 function rowsOf(c: Cell, whole: Values | undefined, levels: number): Scalar[][] {
-  const row = (values: Values, wallet: { id: number; number: number } | undefined): Scalar[] => {
-    const r: Scalar[] = [wallet !== undefined, wallet ? 'wallet' : 'organization', wallet?.id ?? null, wallet?.number ?? null, values.volume, coverage(values.volume, whole?.volume)];
-    for (let i = 0; i < levels; i++) r.push(values.bid[i]!);
-    for (let i = 0; i < levels; i++) r.push(values.ask[i]!);
-    for (let i = 0; i < levels; i++) r.push(coverage(values.bid[i]!, whole?.bid[i]));
-    for (let i = 0; i < levels; i++) r.push(coverage(values.ask[i]!, whole?.ask[i]));
+  const known = (x: number) => (Number.isNaN(x) ? null : x);
+  const row = (v: PackedValues, wallet: { id: number; number: number } | undefined): Scalar[] => {
+    const r: Scalar[] = [wallet !== undefined, wallet ? 'wallet' : 'organization', wallet?.id ?? null, wallet?.number ?? null, known(v[0]!), coverage(known(v[0]!), whole?.volume)];
+    for (let i = 0; i < levels; i++) r.push(known(v[1 + i]!));
+    for (let i = 0; i < levels; i++) r.push(known(v[1 + levels + i]!));
+    for (let i = 0; i < levels; i++) r.push(coverage(known(v[1 + i]!), whole?.bid[i]));
+    for (let i = 0; i < levels; i++) r.push(coverage(known(v[1 + levels + i]!), whole?.ask[i]));
     return r;
   };
-  return shownValues(c.trusted, c.reported).map((x) => row(x.values, x.wallet));
+  return shownValues(c.trusted, c.reported && packValues(c.reported)).map((x) => row(x.values, x.wallet));
 }
 
 /** The answer's JSON text: sealed blocks' text kept between requests (sealed-answer.ts). */
@@ -114,7 +115,7 @@ async function summaryJson(s: MmServices, req: MmRequest, shape: Shape, gzip: bo
     for (const c of found) {
       const cell = byCell.get(`${c.maker}\u0000${c.pair.exchange}\u0000${c.pair.pair}`);
       if (!cell) continue;
-      const shown = shownValues(c.trusted, c.reported);
+      const shown = shownValues(c.trusted, c.reported && packValues(c.reported));
       if (shown.length === 0) continue;
       let ts = timestamps.get(c.b);
       if (ts === undefined) timestamps.set(c.b, (ts = w.interval === 'a' ? '' : `,"timestamp":${JSON.stringify(timestampOf(w, c.b).timestamp)}`));
@@ -125,13 +126,15 @@ async function summaryJson(s: MmServices, req: MmRequest, shape: Shape, gzip: bo
         r[1] = wt ? wallet : organization;
         r[2] = wt ? wt.id : NaN;
         r[3] = wt ? wt.number : NaN;
-        r[4] = packed(v.volume);
-        r[5] = coveragePacked(v.volume, whole?.volume);
+        r[4] = v[0]!;
+        r[5] = coveragePacked(v[0]!, whole?.volume);
         for (let i = 0; i < n; i++) {
-          r[6 + i] = packed(v.bid[i]!);
-          r[6 + n + i] = packed(v.ask[i]!);
-          r[6 + 2 * n + i] = coveragePacked(v.bid[i]!, whole?.bid[i]);
-          r[6 + 3 * n + i] = coveragePacked(v.ask[i]!, whole?.ask[i]);
+          const bid = v[1 + i]!;
+          const ask = v[1 + n + i]!;
+          r[6 + i] = bid;
+          r[6 + n + i] = ask;
+          r[6 + 2 * n + i] = coveragePacked(bid, whole?.bid[i]);
+          r[6 + 3 * n + i] = coveragePacked(ask, whole?.ask[i]);
         }
       }
       if (packer.endGroup()) groups.push([cell.key, c.b]);

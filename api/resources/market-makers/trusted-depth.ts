@@ -7,7 +7,7 @@ import { INTERVALS } from '../../../domain/market/facts.ts';
 import { validators } from '../market/schemas.ts';
 import { depthNames, parseMmRequest } from './request.ts';
 import type { MmHandler } from './services.ts';
-import { sumWallets } from '../../../domain/market-makers/values.ts';
+import { addPackedWallet, unpackValues } from '../../../domain/market-makers/values.ts';
 
 
 export const trustedDepth: MmHandler = (s) => async (ctx, raw) => {
@@ -17,11 +17,15 @@ export const trustedDepth: MmHandler = (s) => async (ctx, raw) => {
   const [bid, ask] = [depthNames(req.levels, 'bid'), depthNames(req.levels, 'ask')];
   const columns = ['organization', 'asset', 'exchange', 'pair', ...timeColumnNames(req.window), ...bid, ...ask];
   const rows: Record<string, unknown>[] = [];
+  const n = req.levels.length;
+  const width = 1 + 2 * n;
   for (const c of cells) {
     // A bucket of fills only has no depth to show.
-    const withDepth = c.trusted.filter((t) => t.values.bid.some((v) => v !== null) || t.values.ask.some((v) => v !== null));
+    const withDepth = c.trusted.filter((t) => t.values.subarray(1).some((v) => !Number.isNaN(v)));
     if (withDepth.length === 0) continue;
-    const v = sumWallets(withDepth.map((t) => t.values));
+    const sum = Float64Array.from(withDepth[0]!.values);
+    for (const t of withDepth.slice(1)) addPackedWallet(sum, 0, t.values, 0, width);
+    const v = unpackValues(sum, n);
     const r: Record<string, unknown> = {
       organization: presentOrganization(req.makers.get(c.maker)!.organization),
       asset: c.pair.asset,
