@@ -15,7 +15,7 @@ import { validators } from '../market/schemas.ts';
 import { parseMmRequest, type MmRequest } from './request.ts';
 import type { MmHandler, MmServices } from './services.ts';
 import { sendPieces, wantsGzip, type Piece } from '../../http/compressed-pieces.ts';
-import { addText, answerCells, sealedAnswer, type Texts } from './sealed-answer.ts';
+import { addText, answerCells, sealedAnswer, type AnswerCell, type Texts } from './sealed-answer.ts';
 import { KIND, RowPacker } from './row-text.ts';
 import { writeRowText } from './row-text-threads.ts';
 
@@ -85,36 +85,64 @@ async function reconciliationJson(s: MmServices, req: MmRequest, tolerance: numb
   const quoted = metrics.map((m) => JSON.stringify(m));
   const compute = async (part: MmRequest): Promise<Texts> => {
     const byCell = new Map(cells.map((c) => [`${c.maker}\u0000${c.pair.exchange}\u0000${c.pair.pair}`, c]));
-    const timestamps = new Map<number, string>();
     const found = await reconcile(s.readings, part, s.deps.config.latenessMs);
     const packer = new RowPacker(keys, kinds, found.length);
-    const groups: [string, number][] = [];
-    for (const row of found) {
-      const cell = byCell.get(`${row.maker}\u0000${row.pair.exchange}\u0000${row.pair.pair}`);
-      if (!cell) continue;
-      let ts = timestamps.get(row.b);
-      if (ts === undefined) timestamps.set(row.b, (ts = w.interval === 'a' ? '' : `,"timestamp":${JSON.stringify(timestampOf(w, row.b).timestamp)}`));
-      const r = packer.add(cell.head, ts);
-      let flagged = '';
-      for (let i = 0; i < metrics.length; i++) {
-        // Unknown sides are NaN in both: packed as they are.
-        r[3 + 4 * i] = row.reported[i]!;
-        r[4 + 4 * i] = row.trusted[i]!;
-        r[5 + 4 * i] = diffOf(row, i);
-        const flag = flagOf(row, i, tolerance);
-        r[6 + 4 * i] = flag ? 1 : 0;
-        if (flag) flagged += flagged === '' ? quoted[i] : `,${quoted[i]}`;
-      }
-      r[0] = tolerance;
-      r[1] = flagged === '' ? 0 : 1;
-      r[2] = packer.text(`[${flagged}]`);
-      // Each row a text of its own: a cell's bucket has one row.
-      if (packer.endGroup()) groups.push([cell.key, row.b]);
-    }
+    const groups = packRows(found, byCell, w, quoted, tolerance, packer);
     const written = await writeRowText(packer.packed());
     const texts: Texts = new Map();
     groups.forEach(([cell, b], g) => addText(texts, cell, b, written.group(g)));
     return texts;
   };
   return sealedAnswer(s, req, { cache: s.caches.reconciliation, variant: `reconciliation|${req.levels.join(',')}|${tolerance}`, cells, compute, gzip });
+}
+
+/** Metrics a row's flagged set is kept as a number for (one bit each, exact in a double). */
+const MASK_METRICS = 52;
+
+/**
+ * The rows packed (row-text.ts), each a group of its own (a cell's bucket has one row): the
+ * groups' cell keys and buckets. A row's `flagged` text is made once per set of flagged
+ * metrics, found by the set's bits: a text built metric by metric for each row was most of
+ * the garbage of a month (every metric of an overstating market maker's rows is flagged).
+ */
+function packRows(found: ReconciledRow[], byCell: Map<string, AnswerCell>, w: MmRequest['window'], quoted: string[], tolerance: number, packer: RowPacker): [string, number][] {
+  const timestamps = new Map<number, string>();
+  const groups: [string, number][] = [];
+  const n = quoted.length;
+  const bit = Float64Array.from(quoted, (_, i) => (i < MASK_METRICS ? 2 ** i : 0));
+  const flaggedTexts = new Map<number, number>();
+  const flaggedAt = new Uint8Array(n);
+  for (const row of found) {
+    const cell = byCell.get(`${row.maker}\u0000${row.pair.exchange}\u0000${row.pair.pair}`);
+    if (!cell) continue;
+    let ts = timestamps.get(row.b);
+    if (ts === undefined) timestamps.set(row.b, (ts = w.interval === 'a' ? '' : `,"timestamp":${JSON.stringify(timestampOf(w, row.b).timestamp)}`));
+    const r = packer.add(cell.head, ts);
+    let mask = 0;
+    let flags = 0;
+    for (let i = 0; i < n; i++) {
+      // Unknown sides are NaN in both: packed as they are.
+      r[3 + 4 * i] = row.reported[i]!;
+      r[4 + 4 * i] = row.trusted[i]!;
+      r[5 + 4 * i] = diffOf(row, i);
+      const flag = flagOf(row, i, tolerance);
+      r[6 + 4 * i] = flag ? 1 : 0;
+      if (flag) {
+        mask += bit[i]!;
+        flaggedAt[flags++] = i;
+      }
+    }
+    r[0] = tolerance;
+    r[1] = flags === 0 ? 0 : 1;
+    let text = n <= MASK_METRICS ? flaggedTexts.get(mask) : undefined;
+    if (text === undefined) {
+      const names: string[] = [];
+      for (let k = 0; k < flags; k++) names.push(quoted[flaggedAt[k]!]!);
+      text = packer.text(`[${names.join(',')}]`);
+      if (n <= MASK_METRICS) flaggedTexts.set(mask, text);
+    }
+    r[2] = text;
+    if (packer.endGroup()) groups.push([cell.key, row.b]);
+  }
+  return groups;
 }
