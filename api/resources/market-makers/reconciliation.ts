@@ -111,7 +111,7 @@ function packRows(found: ReconciledRow[], byCell: Map<string, AnswerCell>, w: Mm
   const n = quoted.length;
   const bit = Float64Array.from(quoted, (_, i) => (i < MASK_METRICS ? 2 ** i : 0));
   const flaggedTexts = new Map<number, number>();
-  const flaggedAt = new Uint8Array(n);
+  const flaggedAt = new Uint16Array(n);
   for (const row of found) {
     const cell = byCell.get(`${row.maker}\u0000${row.pair.exchange}\u0000${row.pair.pair}`);
     if (!cell) continue;
