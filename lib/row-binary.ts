@@ -171,7 +171,7 @@ export function readRowBinary<T>(buf: Buffer): T[] {
   return rows;
 }
 
-/** An Array(Float64) column read whole: row i's items are values[offsets[i]] to values[offsets[i + 1]] (not finite as NaN). */
+/** An array-of-numbers column read whole: row i's items are values[offsets[i]] to values[offsets[i + 1]] (not finite as NaN). */
 export interface Float64ArrayColumn {
   offsets: Uint32Array;
   values: Float64Array;
@@ -180,10 +180,10 @@ export interface Float64ArrayColumn {
 /**
  * The rows of a RowBinaryWithNamesAndTypes output by column: `length` rows; each number
  * column a Float64Array (a number that is not finite as NaN: numbers have no null here),
- * each Array(Float64) a Float64ArrayColumn, each other column (strings, enums by name) an
- * array of what readRowBinary reads. A read of tens of thousands of rows of number arrays
- * then makes a few arrays, not an object and two arrays a row, which the collector would
- * copy while the request lasts.
+ * each array of numbers (Array(Float64), Array(UInt16)...) a Float64ArrayColumn, each other
+ * column (strings, enums by name) an array of what readRowBinary reads. A read of tens of
+ * thousands of rows of number arrays then makes a few arrays, not an object and two arrays
+ * a row, which the collector would copy while the request lasts.
  */
 export interface Columns {
   length: number;
@@ -253,6 +253,18 @@ export function readRowBinaryColumns(buf: Buffer): Columns {
         offsets.push(used);
       });
       finish.push(() => columns.set(name, { offsets: Uint32Array.from(offsets.done()), values: values.subarray(0, used) }));
+    } else if (/^Array\((\w+)\)$/.test(type) && NUMBER_TYPES.has(type.slice(6, -1))) {
+      // An array of other numbers (positions, counts): each item as a number, into one array.
+      const item = SCALARS[type.slice(6, -1)]!;
+      const offsets = new Float64s();
+      offsets.push(0);
+      const values = new Float64s();
+      sinks.push((c) => {
+        const k = c.varUInt();
+        for (let j = 0; j < k; j++) values.push((item(c) as number | null) ?? NaN);
+        offsets.push(values.n);
+      });
+      finish.push(() => columns.set(name, { offsets: Uint32Array.from(offsets.done()), values: values.done() }));
     } else {
       const read = readerOf(type);
       const out: unknown[] = [];
@@ -282,10 +294,10 @@ export function numberColumn(c: Columns, name: string): Float64Array {
   return col;
 }
 
-/** An Array(Float64) column of `c`; an error if it is not one. */
+/** An array-of-numbers column of `c`; an error if it is not one. */
 export function float64ArrayColumn(c: Columns, name: string): Float64ArrayColumn {
   const col = column(c, name);
-  if (col instanceof Float64Array || Array.isArray(col)) throw new Error(`RowBinary: column ${name} is not of Array(Float64)`);
+  if (col instanceof Float64Array || Array.isArray(col)) throw new Error(`RowBinary: column ${name} is not of arrays of numbers`);
   return col;
 }
 

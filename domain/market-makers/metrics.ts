@@ -5,7 +5,7 @@ import { TupleParam } from '@clickhouse/client';
 import type { ClickHouse } from '../../lib/clickhouse.ts';
 import { LEVELS_BPS, type Interval } from '../market/facts.ts';
 import { FAMILIES, MM_FAMILIES, type TrustedVolumePartial } from '../market/families/index.ts';
-import { float64ArrayColumn, numberColumn, valueColumn } from '../../lib/row-binary.ts';
+import { float64ArrayColumn, numberColumn, valueColumn, type Columns } from '../../lib/row-binary.ts';
 import type { TrustedDepthColumns } from './values.ts';
 import { familyPartialsSql } from '../market/repositories/partials.ts';
 import { bucketOf, type MarketQuery } from '../market/repositories/stored-rows.ts';
@@ -118,6 +118,31 @@ function reportedFilter(q: ReportedQuery, reaching: boolean, keys: 'exact' | 'ea
   return { params, filter };
 }
 
+/**
+ * Reported buckets read by column (reportedBuckets' statements): each bucket's values by
+ * metric position (`ms`, 1-based, and `vs`), NaN where not reported, each a view of one
+ * array for all buckets.
+ */
+function reportedBucketsOf(c: Columns, metrics: number): ReportedValuesOf[] {
+  const organization = valueColumn<string>(c, 'organization');
+  const asset = valueColumn<string>(c, 'asset');
+  const exchange = valueColumn<string>(c, 'exchange');
+  const pair = valueColumn<string>(c, 'pair');
+  const iv = valueColumn<ReportedInterval>(c, 'iv');
+  const [s, b, pushed] = [numberColumn(c, 's'), numberColumn(c, 'b'), numberColumn(c, 'pushed')];
+  const ms = float64ArrayColumn(c, 'ms');
+  const vs = float64ArrayColumn(c, 'vs');
+  const all = new Float64Array(c.length * metrics).fill(NaN);
+  const out: ReportedValuesOf[] = new Array(c.length);
+  for (let i = 0; i < c.length; i++) {
+    const values = all.subarray(i * metrics, (i + 1) * metrics);
+    const v = vs.offsets[i]!;
+    for (let k = ms.offsets[i]!, j = v; k < ms.offsets[i + 1]!; k++, j++) values[ms.values[k]! - 1] = vs.values[j]!;
+    out[i] = { organization: organization[i]!, asset: asset[i]!, exchange: exchange[i]!, pair: pair[i]!, interval: iv[i]!, start: s[i]! * 1000, b: b[i]!, values, pushedAt: pushed[i]! };
+  }
+  return out;
+}
+
 export class MarketMakerMetrics {
   constructor(private readonly ch: ClickHouse) {}
 
@@ -205,22 +230,10 @@ export class MarketMakerMetrics {
     if (q.keys.length === 0 || q.metrics.length === 0 || q.ranges.length === 0) return [];
     const { params, filter } = reportedFilter(q, true, 'each part');
     const bucket = q.interval === 'a' ? '0' : bucketOf(q.interval);
-    type Row = {
-      organization: string;
-      asset: string;
-      exchange: string;
-      pair: string;
-      iv: ReportedInterval;
-      s: number | string;
-      b: number | string;
-      ms: number[];
-      vs: (number | null)[];
-      pushed: number | string;
-    };
     // A metric's position in q.metrics (1-based) by a hash lookup: indexOf over the list
     // for each value cost as much as the rest of the read.
     const position = 'transform(metric, {metrics:Array(String)}, arrayMap(i -> toUInt16(i), range(1, 1 + length({metrics:Array(String)}))), toUInt16(0))';
-    const rows = await this.ch.queryBinary<Row & { repeated: boolean }>(
+    const first = await this.ch.queryColumns(
       `SELECT organization, any(asset) AS asset, exchange, pair, toString(\`interval\`) AS iv, toUnixTimestamp(t) AS s, ${bucket} AS b,
          groupArray(${position} AS m) AS ms, groupArray(value) AS vs, toUnixTimestamp64Milli(max(pushed_at)) AS pushed,
          bitCount(groupBitOr(bitShiftLeft(toUInt64(1), m % 64))) != count() AS repeated
@@ -229,7 +242,9 @@ export class MarketMakerMetrics {
        GROUP BY organization, exchange, pair, \`interval\`, timestamp AS t`,
       params,
     );
-    const again = rows.filter((r) => r.repeated);
+    const rows = reportedBucketsOf(first, q.metrics.length);
+    const repeated = numberColumn(first, 'repeated');
+    const again = rows.filter((_, i) => repeated[i] !== 0);
     if (again.length > 0) {
       // A metric twice in a bucket (a push not merged away yet; a bit shared by two metrics
       // of over 64 only costs this read): those buckets with each metric's latest push.
@@ -237,8 +252,8 @@ export class MarketMakerMetrics {
       // of thousands of keys can take the engine far longer than the read
       // (docs/benchmarks.md, "Measurements behind the code").
       const few = again.length <= AGAIN_MAX_BUCKETS;
-      if (few) params.again = again.map((r) => new TupleParam([r.organization, r.exchange, r.pair, r.iv, Number(r.s)]));
-      const latest = await this.ch.queryBinary<Row>(
+      if (few) params.again = again.map((r) => new TupleParam([r.organization, r.exchange, r.pair, r.interval, r.start / 1000]));
+      const latest = await this.ch.queryColumns(
         `SELECT organization, any(asset) AS asset, exchange, pair, toString(e) AS iv, toUnixTimestamp(t) AS s, ${bucket} AS b,
            groupArray(m) AS ms, groupArray(v) AS vs, toUnixTimestamp64Milli(max(p)) AS pushed
          FROM (
@@ -252,28 +267,11 @@ export class MarketMakerMetrics {
          GROUP BY organization, exchange, pair, e, t`,
         params,
       );
-      const k = (r: Row) => `${r.organization}\u0000${r.exchange}\u0000${r.pair}\u0000${r.iv}\u0000${r.s}`;
-      const byKey = new Map(latest.map((r) => [k(r), r]));
-      for (let i = 0; i < rows.length; i++) if (rows[i]!.repeated) rows[i] = { ...byKey.get(k(rows[i]!))!, repeated: false };
+      const k = (r: ReportedValuesOf) => `${r.organization}\u0000${r.exchange}\u0000${r.pair}\u0000${r.interval}\u0000${r.start}`;
+      const byKey = new Map(reportedBucketsOf(latest, q.metrics.length).map((r) => [k(r), r]));
+      for (let i = 0; i < rows.length; i++) if (repeated[i] !== 0) rows[i] = byKey.get(k(rows[i]!))!;
     }
-    // One array for every bucket's values, each bucket a view of its part.
-    const n = q.metrics.length;
-    const all = new Float64Array(rows.length * n).fill(NaN);
-    return rows.map((r, row) => {
-      const values = all.subarray(row * n, (row + 1) * n);
-      for (let i = 0; i < r.ms.length; i++) values[r.ms[i]! - 1] = r.vs[i] ?? NaN;
-      return {
-        organization: r.organization,
-        asset: r.asset,
-        exchange: r.exchange,
-        pair: r.pair,
-        interval: r.iv,
-        start: Number(r.s) * 1000,
-        b: Number(r.b),
-        values,
-        pushedAt: Number(r.pushed),
-      };
-    });
+    return rows;
   }
 
   /** Reported values in the window, per organization, pair, reported interval and bucket. */

@@ -57,10 +57,12 @@ describe('ClickHouse.queryBinary and queryColumns', () => {
     for (const name of ['i', 'u8', 'i16', 'u32', 'u64', 'i64', 'f64', 'f32', 'odd', 'at', 'even']) {
       expect([...numberColumn(c, name)], name).to.deep.equal(rows.map((r) => orNaN(r[name])));
     }
-    const floats = float64ArrayColumn(c, 'floats');
-    const items = rows.map((_, i) => [...floats.values.subarray(floats.offsets[i]!, floats.offsets[i + 1]!)]);
-    expect(items).to.deep.equal(rows.map((r) => r.floats));
-    for (const name of ['label', 'low', 'maybe', 'ints', 'tuples', 'nested', 'e8', 'e16']) {
+    for (const name of ['floats', 'ints']) {
+      const col = float64ArrayColumn(c, name);
+      const items = rows.map((_, i) => [...col.values.subarray(col.offsets[i]!, col.offsets[i + 1]!)]);
+      expect(items, name).to.deep.equal(rows.map((r) => r[name]));
+    }
+    for (const name of ['label', 'low', 'maybe', 'tuples', 'nested', 'e8', 'e16']) {
       expect(valueColumn(c, name), name).to.deep.equal(rows.map((r) => r[name]));
     }
     expect(() => numberColumn(c, 'label')).to.throw(/not of numbers/);
