@@ -4,9 +4,9 @@
 import { TupleParam } from '@clickhouse/client';
 import type { ClickHouse } from '../../lib/clickhouse.ts';
 import { LEVELS_BPS, type Interval } from '../market/facts.ts';
-import { FAMILIES, MM_FAMILIES, type TrustedVolumePartial } from '../market/families/index.ts';
+import { FAMILIES, MM_FAMILIES } from '../market/families/index.ts';
 import { float64ArrayColumn, numberColumn, valueColumn, type Columns } from '../../lib/row-binary.ts';
-import type { TrustedDepthColumns } from './values.ts';
+import type { TrustedDepthColumns, TrustedVolumeColumns } from './values.ts';
 import { familyPartialsSql } from '../market/repositories/partials.ts';
 import { bucketOf, type MarketQuery } from '../market/repositories/stored-rows.ts';
 import type { Range } from '../market/window.ts';
@@ -69,6 +69,17 @@ const NO_DEPTH: TrustedDepthColumns = {
   minutes: new Float64Array(0),
   bid: { offsets: Uint32Array.of(0), values: new Float64Array(0) },
   ask: { offsets: Uint32Array.of(0), values: new Float64Array(0) },
+};
+
+const NO_VOLUME: TrustedVolumeColumns = {
+  length: 0,
+  exchange: [],
+  pair: [],
+  wallet_id: new Float64Array(0),
+  b: new Float64Array(0),
+  fills: new Float64Array(0),
+  volume_usd: new Float64Array(0),
+  usd_fills: new Float64Array(0),
 };
 
 /** Buckets holding a key twice read again by name up to this many; more are read again all. */
@@ -149,16 +160,16 @@ export class MarketMakerMetrics {
   /**
    * Trusted depth and volume (those asked for) per wallet, pair and bucket, of these wallets
    * only. With `levels` (indexes into L), the depth sums hold only those levels, in that
-   * order: an answer of a few levels does not carry all of L's. Depth by column: a month
-   * at `5m` is 40,000 rows of 50 sums.
+   * order: an answer of a few levels does not carry all of L's. By column: a month at
+   * `5m` is 40,000 rows of 50 sums, and as many of volume.
    */
   async trusted(
     q: MarketQuery,
     wallets: readonly number[],
     want: { depth: boolean; volume: boolean } = { depth: true, volume: true },
     levels?: readonly number[],
-  ): Promise<{ depth: TrustedDepthColumns; volume: TrustedVolumePartial[] }> {
-    if (q.pairs.length === 0 || wallets.length === 0) return { depth: NO_DEPTH, volume: [] };
+  ): Promise<{ depth: TrustedDepthColumns; volume: TrustedVolumeColumns }> {
+    if (q.pairs.length === 0 || wallets.length === 0) return { depth: NO_DEPTH, volume: NO_VOLUME };
     const where = { text: 'wallet_id IN {wallets:Array(UInt64)}', params: { wallets: [...wallets] } };
     const every = levels === undefined || (levels.length === LEVELS_BPS.length && levels.every((l, i) => l === i));
     const readDepth = async (): Promise<TrustedDepthColumns> => {
@@ -183,19 +194,22 @@ export class MarketMakerMetrics {
         ask: float64ArrayColumn(c, 'ask_depth_sum'),
       };
     };
-    const readVolume = async (): Promise<TrustedVolumePartial[]> => {
+    const readVolume = async (): Promise<TrustedVolumeColumns> => {
       const sql = familyPartialsSql(MM_FAMILIES.trustedVolume, q, where);
-      if (!sql) return [];
-      const rows = await this.ch.queryBinary<TrustedVolumePartial>(sql.text, sql.params);
-      for (const v of rows) {
-        v.b = Number(v.b);
-        v.wallet_id = Number(v.wallet_id);
-        v.fills = Number(v.fills);
-        v.usd_fills = Number(v.usd_fills);
-      }
-      return rows;
+      if (!sql) return NO_VOLUME;
+      const c = await this.ch.queryColumns(sql.text, sql.params);
+      return {
+        length: c.length,
+        exchange: valueColumn<string>(c, 'exchange'),
+        pair: valueColumn<string>(c, 'pair'),
+        wallet_id: numberColumn(c, 'wallet_id'),
+        b: numberColumn(c, 'b'),
+        fills: numberColumn(c, 'fills'),
+        volume_usd: numberColumn(c, 'volume_usd'),
+        usd_fills: numberColumn(c, 'usd_fills'),
+      };
     };
-    const [depth, volume] = await Promise.all([want.depth ? readDepth() : NO_DEPTH, want.volume ? readVolume() : []]);
+    const [depth, volume] = await Promise.all([want.depth ? readDepth() : NO_DEPTH, want.volume ? readVolume() : NO_VOLUME]);
     return { depth, volume };
   }
 

@@ -120,8 +120,8 @@ export class MarketMakerReadings {
     // views of it. The trusted rows hold only the levels asked (`at` was read), in their order.
     const n = req.levels.length;
     const width = 1 + 2 * n;
-    const depthRows = trusted.depth;
-    const packed = new Float64Array((depthRows.length + trusted.volume.length) * width);
+    const { depth: depthRows, volume: volumeRows } = trusted;
+    const packed = new Float64Array((depthRows.length + volumeRows.length) * width);
     let used = 0;
     const rowOf = (walletId: number, exchange: string, pairName: string, b: number): PackedValues | undefined => {
       const wallet = req.wallets.get(walletId);
@@ -138,9 +138,9 @@ export class MarketMakerReadings {
       const values = rowOf(depthRows.wallet_id[i]!, depthRows.exchange[i]!, depthRows.pair[i]!, depthRows.b[i]!);
       if (values) packedWallet.depth(depthRows, i, n, values, 0);
     }
-    for (const v of trusted.volume) {
-      const values = rowOf(v.wallet_id, v.exchange, v.pair, v.b);
-      if (values) packedWallet.volume(v, values, 0);
+    for (let i = 0; i < volumeRows.length; i++) {
+      const values = rowOf(volumeRows.wallet_id[i]!, volumeRows.exchange[i]!, volumeRows.pair[i]!, volumeRows.b[i]!);
+      if (values) packedWallet.volume(volumeRows, i, values, 0);
     }
 
     // The summary shows a reported row only in a bucket without trusted values: it reads

@@ -195,9 +195,9 @@ async function trustedOver(
         const m = slot(depth.wallet_id[i]!, depth.exchange[i]!, depth.pair[i]!, depth.b[i]!);
         if (m !== undefined) packedWallet.depth(depth, i, n, rows.data, m);
       }
-      for (const v of volume) {
-        const m = slot(v.wallet_id, v.exchange, v.pair, v.b);
-        if (m !== undefined) packedWallet.volume(v, rows.data, m);
+      for (let i = 0; i < volume.length; i++) {
+        const m = slot(volume.wallet_id[i]!, volume.exchange[i]!, volume.pair[i]!, volume.b[i]!);
+        if (m !== undefined) packedWallet.volume(volume, i, rows.data, m);
       }
     }
   }

@@ -40,6 +40,18 @@ export interface TrustedDepthColumns {
   ask: Float64ArrayColumn;
 }
 
+/** Wallets' trusted volume aggregates per pair and bucket by column, as TrustedDepthColumns. */
+export interface TrustedVolumeColumns {
+  length: number;
+  exchange: string[];
+  pair: string[];
+  wallet_id: Float64Array;
+  b: Float64Array;
+  fills: Float64Array;
+  volume_usd: Float64Array;
+  usd_fills: Float64Array;
+}
+
 /** A wallet's trusted volume aggregates over a bucket or window (the trusted-volume family). */
 export interface TrustedVolumeSums {
   fills: number;
@@ -50,8 +62,15 @@ export interface TrustedVolumeSums {
 
 /** A wallet's trusted volume: 0 without fills, null when no fill had a USD rate. */
 export function trustedVolume(v: TrustedVolumeSums | undefined): number | null {
-  if (!v || v.fills === 0) return 0;
-  return v.usd_fills > 0 ? v.volume_usd : null;
+  if (!v) return 0;
+  const x = trustedVolumePacked(v.fills, v.volume_usd, v.usd_fills);
+  return Number.isNaN(x) ? null : x;
+}
+
+/** trustedVolume of a wallet's sums, NaN for null. */
+export function trustedVolumePacked(fills: number, volumeUsd: number, usdFills: number): number {
+  if (fills === 0) return 0;
+  return usdFills > 0 ? volumeUsd : NaN;
 }
 
 /** A wallet's trusted values at the levels of index `at`: depth the mean over its minutes with orders (null without), volume as trustedVolume. */
@@ -113,8 +132,9 @@ export const packedWallet = {
       out[at + 1 + n + i] = meanPacked(asks[ask + i], minutes);
     }
   },
-  volume(v: TrustedVolumeSums, out: Float64Array, at: number): void {
-    out[at] = trustedVolume(v) ?? NaN;
+  /** Row `row` of the volume columns `v`. */
+  volume(v: TrustedVolumeColumns, row: number, out: Float64Array, at: number): void {
+    out[at] = trustedVolumePacked(v.fills[row]!, v.volume_usd[row]!, v.usd_fills[row]!);
   },
 };
 

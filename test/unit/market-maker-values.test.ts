@@ -24,6 +24,7 @@ import {
   walletValues,
   walletValuesOf,
   type TrustedDepthColumns,
+  type TrustedVolumeColumns,
 } from '../../domain/market-makers/values.ts';
 
 describe('market-maker values (domain/market-makers/values.ts)', () => {
@@ -72,6 +73,18 @@ describe('market-maker values (domain/market-makers/values.ts)', () => {
     };
   };
 
+  /** Volume rows as metrics.trusted reads them, by column. */
+  const volumeColumns = (rows: { fills: number; volume_usd: number; usd_fills: number }[]): TrustedVolumeColumns => ({
+    length: rows.length,
+    exchange: rows.map(() => 'x'),
+    pair: rows.map(() => 'A/USDT'),
+    wallet_id: Float64Array.from(rows, () => 1),
+    b: Float64Array.from(rows, () => 60),
+    fills: Float64Array.from(rows, (r) => r.fills),
+    volume_usd: Float64Array.from(rows, (r) => r.volume_usd),
+    usd_fills: Float64Array.from(rows, (r) => r.usd_fills),
+  });
+
   it('packed as rows are found (packedWallet), the same values as walletValues; NaN for null', () => {
     const depth = { minutes: 4, bid_depth_sum: [400, 800], ask_depth_sum: [40, 80] };
     const volume = { fills: 3, volume_usd: 0, usd_fills: 0 };
@@ -87,7 +100,7 @@ describe('market-maker values (domain/market-makers/values.ts)', () => {
       const out = new Float64Array(7).fill(-1);
       packedWallet.empty(2, out, 1);
       if (d) packedWallet.depth(depthColumns([d]), 0, 2, out, 1);
-      if (v) packedWallet.volume(v, out, 1);
+      if (v) packedWallet.volume(volumeColumns([v]), 0, out, 1);
       expect(unpackValues(out.subarray(1, 6), 2)).to.deep.equal(walletValues(d, v, [0, 1]));
       expect([out[0], out[6]]).to.deep.equal([-1, -1]);
     }
