@@ -6,7 +6,7 @@ import type { ClickHouse } from '../../lib/clickhouse.ts';
 import { LEVELS_BPS, type Interval } from '../market/facts.ts';
 import { FAMILIES, MM_FAMILIES } from '../market/families/index.ts';
 import { float64ArrayColumn, numberColumn, valueColumn, type Columns } from '../../lib/row-binary.ts';
-import type { TrustedDepthColumns, TrustedVolumeColumns } from './values.ts';
+import type { TrustedDepthColumns, TrustedVolumeColumns, WalletKeyColumns } from './values.ts';
 import { familyPartialsSql } from '../market/repositories/partials.ts';
 import { bucketOf, type MarketQuery } from '../market/repositories/stored-rows.ts';
 import type { Range } from '../market/window.ts';
@@ -60,23 +60,26 @@ export interface ReportedBucket {
   counts: Map<string, number>;
 }
 
+/** The key columns of trusted rows read by column. */
+const walletKeyColumns = (c: Columns): WalletKeyColumns => ({
+  length: c.length,
+  exchange: valueColumn<string>(c, 'exchange'),
+  pair: valueColumn<string>(c, 'pair'),
+  wallet_id: numberColumn(c, 'wallet_id'),
+  b: numberColumn(c, 'b'),
+});
+
+const NO_KEYS: WalletKeyColumns = { length: 0, exchange: [], pair: [], wallet_id: new Float64Array(0), b: new Float64Array(0) };
+
 const NO_DEPTH: TrustedDepthColumns = {
-  length: 0,
-  exchange: [],
-  pair: [],
-  wallet_id: new Float64Array(0),
-  b: new Float64Array(0),
+  ...NO_KEYS,
   minutes: new Float64Array(0),
   bid: { offsets: Uint32Array.of(0), values: new Float64Array(0) },
   ask: { offsets: Uint32Array.of(0), values: new Float64Array(0) },
 };
 
 const NO_VOLUME: TrustedVolumeColumns = {
-  length: 0,
-  exchange: [],
-  pair: [],
-  wallet_id: new Float64Array(0),
-  b: new Float64Array(0),
+  ...NO_KEYS,
   fills: new Float64Array(0),
   volume_usd: new Float64Array(0),
   usd_fills: new Float64Array(0),
@@ -184,11 +187,7 @@ export class MarketMakerMetrics {
             { ...sql.params, levels: levels!.map((i) => i + 1) },
           );
       return {
-        length: c.length,
-        exchange: valueColumn<string>(c, 'exchange'),
-        pair: valueColumn<string>(c, 'pair'),
-        wallet_id: numberColumn(c, 'wallet_id'),
-        b: numberColumn(c, 'b'),
+        ...walletKeyColumns(c),
         minutes: numberColumn(c, 'minutes'),
         bid: float64ArrayColumn(c, 'bid_depth_sum'),
         ask: float64ArrayColumn(c, 'ask_depth_sum'),
@@ -199,11 +198,7 @@ export class MarketMakerMetrics {
       if (!sql) return NO_VOLUME;
       const c = await this.ch.queryColumns(sql.text, sql.params);
       return {
-        length: c.length,
-        exchange: valueColumn<string>(c, 'exchange'),
-        pair: valueColumn<string>(c, 'pair'),
-        wallet_id: numberColumn(c, 'wallet_id'),
-        b: numberColumn(c, 'b'),
+        ...walletKeyColumns(c),
         fills: numberColumn(c, 'fills'),
         volume_usd: numberColumn(c, 'volume_usd'),
         usd_fills: numberColumn(c, 'usd_fills'),

@@ -23,30 +23,29 @@ export interface TrustedDepthSums {
   ask_depth_sum: number[];
 }
 
-/**
- * Wallets' trusted depth aggregates per pair and bucket by column (the trusted-depth
- * family's partials as domain/market-makers/metrics.ts reads them): row i's sums at each
- * level from bid.offsets[i] (ask.offsets[i]), NaN for an unknown sum.
- */
-export interface TrustedDepthColumns {
+/** The keys of wallets' trusted rows read by column: `length` rows, each of a wallet, pair and bucket. */
+export interface WalletKeyColumns {
   length: number;
   exchange: string[];
   pair: string[];
   wallet_id: Float64Array;
   /** Bucket start (epoch s). */
   b: Float64Array;
+}
+
+/**
+ * Wallets' trusted depth aggregates per pair and bucket by column (the trusted-depth
+ * family's partials as domain/market-makers/metrics.ts reads them): row i's sums at each
+ * level from bid.offsets[i] (ask.offsets[i]), NaN for an unknown sum.
+ */
+export interface TrustedDepthColumns extends WalletKeyColumns {
   minutes: Float64Array;
   bid: Float64ArrayColumn;
   ask: Float64ArrayColumn;
 }
 
 /** Wallets' trusted volume aggregates per pair and bucket by column, as TrustedDepthColumns. */
-export interface TrustedVolumeColumns {
-  length: number;
-  exchange: string[];
-  pair: string[];
-  wallet_id: Float64Array;
-  b: Float64Array;
+export interface TrustedVolumeColumns extends WalletKeyColumns {
   fills: Float64Array;
   volume_usd: Float64Array;
   usd_fills: Float64Array;

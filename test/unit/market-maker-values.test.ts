@@ -55,6 +55,15 @@ describe('market-maker values (domain/market-makers/values.ts)', () => {
     ]);
   });
 
+  /** Rows of one wallet, pair and bucket, by column. */
+  const keyColumns = (n: number) => ({
+    length: n,
+    exchange: Array.from({ length: n }, () => 'x'),
+    pair: Array.from({ length: n }, () => 'A/USDT'),
+    wallet_id: new Float64Array(n).fill(1),
+    b: new Float64Array(n).fill(60),
+  });
+
   /** Depth rows as metrics.trusted reads them, by column. */
   const depthColumns = (rows: { minutes: number; bid_depth_sum: number[]; ask_depth_sum: number[] }[]): TrustedDepthColumns => {
     const side = (f: (r: (typeof rows)[number]) => number[]) => ({
@@ -62,11 +71,7 @@ describe('market-maker values (domain/market-makers/values.ts)', () => {
       values: Float64Array.from(rows.flatMap(f)),
     });
     return {
-      length: rows.length,
-      exchange: rows.map(() => 'x'),
-      pair: rows.map(() => 'A/USDT'),
-      wallet_id: Float64Array.from(rows, () => 1),
-      b: Float64Array.from(rows, () => 60),
+      ...keyColumns(rows.length),
       minutes: Float64Array.from(rows, (r) => r.minutes),
       bid: side((r) => r.bid_depth_sum),
       ask: side((r) => r.ask_depth_sum),
@@ -75,11 +80,7 @@ describe('market-maker values (domain/market-makers/values.ts)', () => {
 
   /** Volume rows as metrics.trusted reads them, by column. */
   const volumeColumns = (rows: { fills: number; volume_usd: number; usd_fills: number }[]): TrustedVolumeColumns => ({
-    length: rows.length,
-    exchange: rows.map(() => 'x'),
-    pair: rows.map(() => 'A/USDT'),
-    wallet_id: Float64Array.from(rows, () => 1),
-    b: Float64Array.from(rows, () => 60),
+    ...keyColumns(rows.length),
     fills: Float64Array.from(rows, (r) => r.fills),
     volume_usd: Float64Array.from(rows, (r) => r.volume_usd),
     usd_fills: Float64Array.from(rows, (r) => r.usd_fills),
