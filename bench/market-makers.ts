@@ -210,6 +210,9 @@ interface Series {
   statements: number;
   /** Cores busy on average outside this process (client, broker, anything else on the machine) while the series ran. */
   otherCores: number;
+  /** This process's page faults (all its threads: the engine's too) per request, and per bare run. */
+  faults: number[];
+  bareFaults: number[];
 }
 
 interface Breakdown {
@@ -502,14 +505,24 @@ async function series(service: Service, client: HttpClient, token: string, bare:
     await bareOnce(bare, queries);
     await untimed();
   }
-  const s: Series = { http: [], bare: [], rows: first.rows, bytes: first.bytes, wire: first.wire, statements: queries.length, otherCores: 0 };
+  const s: Series = { http: [], bare: [], rows: first.rows, bytes: first.bytes, wire: first.wire, statements: queries.length, otherCores: 0, faults: [], bareFaults: [] };
+  // Memory touched the first time costs a page fault a page, on some virtual machines
+  // microseconds each: a figure of its own.
+  const faults = () => {
+    const u = process.resourceUsage();
+    return u.minorPageFault + u.majorPageFault;
+  };
   const cpu = { machine: machineCpu(), self: process.cpuUsage() };
   // Alternating, so both see the same moments of background work; within a time budget.
   const started = performance.now();
   for (let i = 0; i < REQUESTS && (i < MIN_REQUESTS || performance.now() - started < SERIES_MS); i++) {
     await prepare();
+    const f0 = faults();
     s.bare.push(await bareOnce(bare, queries));
+    const f1 = faults();
     const h = await untimed();
+    s.bareFaults.push(f1 - f0);
+    s.faults.push(faults() - f1);
     s.http.push(h.ms);
     s.bytes = h.bytes;
     s.wire = h.wire;
@@ -520,9 +533,16 @@ async function series(service: Service, client: HttpClient, token: string, bare:
   s.otherCores = Math.max(0, ((machine.busy - cpu.machine.busy) / (machine.total - cpu.machine.total)) * os.cpus().length - (self.user + self.system) / 1e6 / seconds);
   say(
     NAME,
-    `  ${spec.name} (${s.http.length} requests): HTTP p50 ${fmtMs(percentile(s.http, 50))} p95 ${fmtMs(percentile(s.http, 95))}; bare p50 ${fmtMs(percentile(s.bare, 50))} p95 ${fmtMs(percentile(s.bare, 95))} (${s.statements} statements); ${fmtInt(s.rows)} rows, ${sizeText(s)}; other processes ${s.otherCores.toFixed(2)} cores`,
+    `  ${spec.name} (${s.http.length} requests): HTTP p50 ${fmtMs(percentile(s.http, 50))} p95 ${fmtMs(percentile(s.http, 95))}; bare p50 ${fmtMs(percentile(s.bare, 50))} p95 ${fmtMs(percentile(s.bare, 95))} (${s.statements} statements); ${fmtInt(s.rows)} rows, ${sizeText(s)}; ${faultsText(s)}; other processes ${s.otherCores.toFixed(2)} cores`,
   );
   return s;
+}
+
+/** Page faults p50 of a request and of its bare statements, and the memory they stand for. */
+function faultsText(s: Series): string {
+  const [h, b] = [percentile(s.faults, 50), percentile(s.bareFaults, 50)];
+  const mib = (n: number) => `${((n * 4096) / 2 ** 20).toFixed(0)} MiB`;
+  return `page faults p50 ${fmtInt(h)} (${mib(h)}), bare ${fmtInt(b)} (${mib(b)})`;
 }
 
 /** The answer's size, and as sent when that was less (gzipped). */
@@ -537,7 +557,7 @@ function seriesFigure(spec: SeriesSpec, s: Series): Figure {
   const goalMs = g && (!g.who || g.who === spec.who) ? (spec.cold ? g.first : g.repeated) : undefined;
   return {
     figure: `${spec.name}: HTTP p50 / p95; bare p50 / p95; HTTP/bare`,
-    value: `${fmtMs(p50)} / ${fmtMs(p95)}; ${fmtMs(b50)} / ${fmtMs(b95)}; x${(p50 / b50).toFixed(1)} / x${(p95 / b95).toFixed(1)} (n=${s.http.length}; ${fmtInt(s.rows)} rows, ${sizeText(s)}; other processes ${s.otherCores.toFixed(2)} cores)`,
+    value: `${fmtMs(p50)} / ${fmtMs(p95)}; ${fmtMs(b50)} / ${fmtMs(b95)}; x${(p50 / b50).toFixed(1)} / x${(p95 / b95).toFixed(1)} (n=${s.http.length}; ${fmtInt(s.rows)} rows, ${sizeText(s)}; ${faultsText(s)}; other processes ${s.otherCores.toFixed(2)} cores)`,
     goal: goalMs !== undefined ? `p95 < ${fmtInt(goalMs)} ms` : '—',
     result: goalMs !== undefined ? check(p95 < goalMs) : 'info',
   };
