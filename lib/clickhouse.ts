@@ -3,6 +3,8 @@
 // SQL and the same @clickhouse/client calls run against both. Every value is bound as
 // {name:Type}; only identifiers the code itself chose are ever part of the SQL text.
 import { createClient, type ClickHouseClient, type ClickHouseSettings } from '@clickhouse/client';
+// Before chdb: its allocator reads its options when the library loads.
+import './embedded-allocator.ts';
 import { drainPending, Session } from 'chdb';
 import { createChdbConnection } from 'chdb/connection';
 import diagnostics from 'node:diagnostics_channel';
