@@ -11,6 +11,9 @@ describe('ClickHouse.queryBinary and queryColumns', () => {
       toUInt8(i) AS u8, toInt16(-i) AS i16, toUInt32(i * 4000000) AS u32, toUInt64(i) * 1000000000000 AS u64, toInt64(-i) * 1000000000000 AS i64,
       i / 3 AS f64, toFloat32(i / 4) AS f32, if(i = 2, nan, if(i = 3, inf, -inf)) AS odd, toDateTime(1700000000 + i, 'UTC') AS at, i % 2 = 0 AS even,
       if(i = 1, NULL, i * 1.5) AS maybe, range(i) AS ints, arrayMap(x -> x / 7, range(i)) AS floats, [(i, i / 2, toUInt64(i))] AS tuples,
+      arrayMap(x -> toInt8(-x), range(i)) AS a_i8, arrayMap(x -> toUInt16(x * 1000), range(i)) AS a_u16, arrayMap(x -> toInt16(-x * 1000), range(i)) AS a_i16,
+      arrayMap(x -> toUInt32(x * 4000000), range(i)) AS a_u32, arrayMap(x -> toInt32(-x * 4000000), range(i)) AS a_i32, arrayMap(x -> toUInt64(x) * 1000000000000, range(i)) AS a_u64,
+      arrayMap(x -> toFloat32(x / 4), range(i)) AS a_f32, [toFloat32(i), toFloat32(nan), toFloat32(-inf)] AS a_f32_odd,
       [[toString(i)], []] AS nested, CAST(if(i = 1, 'a''b', 'c'), 'Enum8(\\'a\\\\\\'b\\' = -1, \\'c\\' = 3)') AS e8, CAST('y', 'Enum16(\\'x\\' = 1000, \\'y\\' = 2000)') AS e16
     ORDER BY i`;
 
@@ -57,10 +60,10 @@ describe('ClickHouse.queryBinary and queryColumns', () => {
     for (const name of ['i', 'u8', 'i16', 'u32', 'u64', 'i64', 'f64', 'f32', 'odd', 'at', 'even']) {
       expect([...numberColumn(c, name)], name).to.deep.equal(rows.map((r) => orNaN(r[name])));
     }
-    for (const name of ['floats', 'ints']) {
+    for (const name of ['floats', 'ints', 'a_i8', 'a_u16', 'a_i16', 'a_u32', 'a_i32', 'a_u64', 'a_f32', 'a_f32_odd']) {
       const col = float64ArrayColumn(c, name);
       const items = rows.map((_, i) => [...col.values.subarray(col.offsets[i]!, col.offsets[i + 1]!)]);
-      expect(items, name).to.deep.equal(rows.map((r) => r[name]));
+      expect(items, name).to.deep.equal(rows.map((r) => (r[name] as (number | null)[]).map(orNaN)));
     }
     for (const name of ['label', 'low', 'maybe', 'tuples', 'nested', 'e8', 'e16']) {
       expect(valueColumn(c, name), name).to.deep.equal(rows.map((r) => r[name]));
