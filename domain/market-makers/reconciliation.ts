@@ -18,31 +18,39 @@ import { TwoKeyMap } from '../../lib/map-key.ts';
 import { RowPool } from '../../lib/row-pool.ts';
 import { MINUTE_MS } from '../../lib/time.ts';
 
-export interface ReconciledRow {
-  maker: string;
-  pair: Pair;
-  b: number;
-  /** Per metric (volume, then bid and ask at each level asked: reconciledMetrics), the reported side; NaN where unknown. */
+/**
+ * The rows: per market maker, pair and bucket, each metric's two sides. The sides of all
+ * rows are packed in one array each, row i's metric j at `i * width + j`, not a view per
+ * row: a month is 30,000 rows, and views are objects the collector moves while the answer
+ * is made (docs/benchmarks.md).
+ */
+export interface Reconciled {
+  /** In the answers' order. */
+  rows: readonly { maker: string; pair: Pair; b: number }[];
+  /** Metrics per row (volume, then bid and ask at each level asked: reconciledMetrics). */
+  width: number;
+  /** The reported side; NaN where unknown. */
   reported: Float64Array;
-  /** Per metric, the trusted side; NaN where unknown. */
+  /** The trusted side; NaN where unknown. */
   trusted: Float64Array;
-  /** Per metric, 1 where both sides cover the same buckets (only then is a difference shown and judged). */
+  /** 1 where both sides cover the same buckets (only then is a difference shown and judged). */
   matched: Uint8Array;
 }
 
-/** The names of the compared metrics, in the order of ReconciledRow's arrays. */
+/** The names of the compared metrics, in the order of a Reconciled row's. */
 export function reconciledMetrics(levels: readonly number[]): string[] {
   return ['volume', ...levels.map((l) => `bid_${levelName(l)}bps`), ...levels.map((l) => `ask_${levelName(l)}bps`)];
 }
 
 
 /** The rows: per market maker, pair and bucket of the answer, each metric's two sides over the same reported buckets; in the answers' order. */
-export async function reconcile(readings: MarketMakerReadings, req: MmQuery, latenessMs: number): Promise<ReconciledRow[]> {
+export async function reconcile(readings: MarketMakerReadings, req: MmQuery, latenessMs: number): Promise<Reconciled> {
   const w = req.window;
   const names = req.levels.map(levelName);
   const metricIds = ['volume/volume', ...names.map((l) => `depth/bid_${l}bps`), ...names.map((l) => `depth/ask_${l}bps`)];
   const keys = [...req.makers].flatMap(([organization, m]) => m.pairs.map((p) => ({ organization, exchange: p.exchange, pair: p.pair })));
-  if (keys.length === 0) return [];
+  const width = metricIds.length;
+  if (keys.length === 0) return { rows: [], width, reported: new Float64Array(0), trusted: new Float64Array(0), matched: new Uint8Array(0) };
   const read = await readings.metrics.reportedBuckets({ keys, metrics: metricIds, ranges: w.ranges, interval: w.interval, zone: w.zone });
   // With `a`, each market maker's coarsest interval reported in the window, as the summary.
   const buckets = w.interval === 'a' ? coarsestReported(read) : read;
@@ -64,7 +72,6 @@ export async function reconcile(readings: MarketMakerReadings, req: MmQuery, lat
   const walletsOf = new Map<string, Wallet[]>();
   for (const wallet of req.wallets.values()) walletsOf.set(wallet.organization, [...(walletsOf.get(wallet.organization) ?? []), wallet]);
   // Each reported bucket's wallets summed, a row of `sums` each.
-  const width = metricIds.length;
   const sums = new RowPool(width, covered.length);
   type Cell = { maker: string; pair: Pair; b: number; both: { reported: ReportedValuesOf; trusted: number }[] };
   const cells = new Map<string, TwoKeyMap<Pair, number, Cell>>();
@@ -94,7 +101,7 @@ export async function reconcile(readings: MarketMakerReadings, req: MmQuery, lat
   const ordered = inAnswerOrder([...cells.values()].flatMap((m) => m.values()));
   const all: PackedCompared = { reported: new Float64Array(ordered.length * width), trusted: new Float64Array(ordered.length * width), matched: new Uint8Array(ordered.length * width) };
   const orNull = (x: number) => (Number.isNaN(x) ? null : x);
-  return ordered.map((c, row) => {
+  ordered.forEach((c, row) => {
     const at = row * width;
     // One reported bucket, as every row but those of `a` has, compared packed.
     if (c.both.length === 1) oneBucketComparedPacked(c.both[0]!.reported.values, sums.data, c.both[0]!.trusted, all, at);
@@ -109,15 +116,8 @@ export async function reconcile(readings: MarketMakerReadings, req: MmQuery, lat
         all.matched[at + j] = x.matched ? 1 : 0;
       }
     }
-    return {
-      maker: c.maker,
-      pair: c.pair,
-      b: c.b,
-      reported: all.reported.subarray(at, at + width),
-      trusted: all.trusted.subarray(at, at + width),
-      matched: all.matched.subarray(at, at + width),
-    };
   });
+  return { rows: ordered, width, ...all };
 }
 
 /**

@@ -32,11 +32,10 @@ function sample(seed: number, groups: number) {
       const values: Value[] = [pick([true, false, null]), pick(['wallet', 'organization']), numbers(), same, random() < 0.5 ? same : numbers(), pick([[], ['volume'], ['bid_2bps', 'ask_2bps']])];
       const headText = JSON.stringify(head).slice(0, -1);
       const stampText = 'timestamp' in stamp ? `,"timestamp":${JSON.stringify(stamp.timestamp)}` : '';
-      const r = packer.add(headText, stampText);
+      const at = packer.add(headText, stampText);
       values.forEach((v, c) => {
-        if (KINDS[c] === KIND.text) r[c] = packer.text(JSON.stringify(v));
-        else if (typeof v === 'boolean') r[c] = v ? 1 : 0;
-        else r[c] = v === null ? NaN : (v as number);
+        const x = KINDS[c] === KIND.text ? packer.text(JSON.stringify(v)) : typeof v === 'boolean' ? (v ? 1 : 0) : v === null ? NaN : (v as number);
+        packer.values[at + c] = x;
       });
       // As written: a number to 15 digits (lib/json-number.ts, tested on its own).
       const as = (v: Value) => (typeof v === 'number' && Number.isFinite(v) ? Number(jsonNumberText(v)) : v);

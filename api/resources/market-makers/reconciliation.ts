@@ -9,7 +9,7 @@ import { presentOrganization } from '../../presenters.ts';
 import { sendRows, wantsCsv } from '../../http/csv.ts';
 import { timeColumnNames, timestampOf } from '../../../domain/market/timestamps.ts';
 import { INTERVALS } from '../../../domain/market/facts.ts';
-import { reconcile, reconciledMetrics, type ReconciledRow } from '../../../domain/market-makers/reconciliation.ts';
+import { reconcile, reconciledMetrics, type Reconciled } from '../../../domain/market-makers/reconciliation.ts';
 import { DEFAULT_TOLERANCE_PCT, differencePctPacked, overstatedPacked } from '../../../domain/market-makers/values.ts';
 import { validators } from '../market/schemas.ts';
 import { parseMmRequest, type MmRequest } from './request.ts';
@@ -19,14 +19,14 @@ import { addText, answerCells, sealedAnswer, type AnswerCell, type Texts } from 
 import { KIND, RowPacker } from './row-text.ts';
 import { writeRowText } from './row-text-threads.ts';
 
-/** A known value, or null for NaN (unknown, as ReconciledRow holds it). */
+/** A known value, or null for NaN (unknown, as Reconciled holds it). */
 const known = (x: number): number | null => (Number.isNaN(x) ? null : x);
 
-/** A metric's difference in percent of the measurement (NaN for none), none unless both sides cover the same buckets. */
-const diffOf = (row: ReconciledRow, i: number): number => (row.matched[i] === 1 ? differencePctPacked(row.reported[i]!, row.trusted[i]!) : NaN);
+/** A row's metric's difference in percent of the measurement (NaN for none), at its position `k` in `found`'s arrays: none unless both sides cover the same buckets. */
+const diffOf = (found: Reconciled, k: number): number => (found.matched[k] === 1 ? differencePctPacked(found.reported[k]!, found.trusted[k]!) : NaN);
 
-/** Whether a metric is flagged by the overstatement rule at the tolerance: never unless both sides cover the same buckets. */
-const flagOf = (row: ReconciledRow, i: number, tolerance: number): boolean => row.matched[i] === 1 && overstatedPacked(row.reported[i]!, row.trusted[i]!, tolerance);
+/** Whether a row's metric (at `k`) is flagged by the overstatement rule at the tolerance: never unless both sides cover the same buckets. */
+const flagOf = (found: Reconciled, k: number, tolerance: number): boolean => found.matched[k] === 1 && overstatedPacked(found.reported[k]!, found.trusted[k]!, tolerance);
 
 export const reconciliation: MmHandler = (s) => async (ctx, raw) => {
   const out = wantsCsv(ctx);
@@ -51,8 +51,9 @@ export const reconciliation: MmHandler = (s) => async (ctx, raw) => {
     ...metrics.flatMap((m) => [`${m}_reported`, `${m}_trusted`, `${m}_diff_pct`, `${m}_flag`]),
   ];
   const rows: Record<string, unknown>[] = [];
-  for (const c of found) {
-    const flagged = metrics.flatMap((_, i) => (flagOf(c, i, tolerance) ? [i] : []));
+  found.rows.forEach((c, row) => {
+    const at = row * found.width;
+    const flagged = metrics.flatMap((_, i) => (flagOf(found, at + i, tolerance) ? [i] : []));
     const r: Record<string, unknown> = {
       organization: presentOrganization(req.makers.get(c.maker)!.organization),
       asset: c.pair.asset,
@@ -65,13 +66,13 @@ export const reconciliation: MmHandler = (s) => async (ctx, raw) => {
       flagged: flagged.map((i) => metrics[i]).join(' '),
     };
     metrics.forEach((m, i) => {
-      r[`${m}_reported`] = known(c.reported[i]!);
-      r[`${m}_trusted`] = known(c.trusted[i]!);
-      r[`${m}_diff_pct`] = known(diffOf(c, i));
-      r[`${m}_flag`] = flagOf(c, i, tolerance);
+      r[`${m}_reported`] = known(found.reported[at + i]!);
+      r[`${m}_trusted`] = known(found.trusted[at + i]!);
+      r[`${m}_diff_pct`] = known(diffOf(found, at + i));
+      r[`${m}_flag`] = flagOf(found, at + i, tolerance);
     });
     rows.push(r);
-  }
+  });
   sendRows(ctx, rows, columns, out);
 };
 
@@ -86,7 +87,7 @@ async function reconciliationJson(s: MmServices, req: MmRequest, tolerance: numb
   const compute = async (part: MmRequest): Promise<Texts> => {
     const byCell = new Map(cells.map((c) => [`${c.maker}\u0000${c.pair.exchange}\u0000${c.pair.pair}`, c]));
     const found = await reconcile(s.readings, part, s.deps.config.latenessMs);
-    const packer = new RowPacker(keys, kinds, found.length);
+    const packer = new RowPacker(keys, kinds, found.rows.length);
     const groups = packRows(found, byCell, w, quoted, tolerance, packer);
     const written = await writeRowText(packer.packed());
     const texts: Texts = new Map();
@@ -105,44 +106,47 @@ const MASK_METRICS = 52;
  * metrics, found by the set's bits: a text built metric by metric for each row was most of
  * the garbage of a month (every metric of an overstating market maker's rows is flagged).
  */
-function packRows(found: ReconciledRow[], byCell: Map<string, AnswerCell>, w: MmRequest['window'], quoted: string[], tolerance: number, packer: RowPacker): [string, number][] {
+function packRows(found: Reconciled, byCell: Map<string, AnswerCell>, w: MmRequest['window'], quoted: string[], tolerance: number, packer: RowPacker): [string, number][] {
   const timestamps = new Map<number, string>();
   const groups: [string, number][] = [];
   const n = quoted.length;
   const bit = Float64Array.from(quoted, (_, i) => (i < MASK_METRICS ? 2 ** i : 0));
   const flaggedTexts = new Map<number, number>();
   const flaggedAt = new Uint16Array(n);
-  for (const row of found) {
+  const { reported, trusted } = found;
+  found.rows.forEach((row, k) => {
     const cell = byCell.get(`${row.maker}\u0000${row.pair.exchange}\u0000${row.pair.pair}`);
-    if (!cell) continue;
+    if (!cell) return;
     let ts = timestamps.get(row.b);
     if (ts === undefined) timestamps.set(row.b, (ts = w.interval === 'a' ? '' : `,"timestamp":${JSON.stringify(timestampOf(w, row.b).timestamp)}`));
-    const r = packer.add(cell.head, ts);
+    const at = packer.add(cell.head, ts);
+    const r = packer.values;
+    const from = k * found.width;
     let mask = 0;
     let flags = 0;
     for (let i = 0; i < n; i++) {
       // Unknown sides are NaN in both: packed as they are.
-      r[3 + 4 * i] = row.reported[i]!;
-      r[4 + 4 * i] = row.trusted[i]!;
-      r[5 + 4 * i] = diffOf(row, i);
-      const flag = flagOf(row, i, tolerance);
-      r[6 + 4 * i] = flag ? 1 : 0;
+      r[at + 3 + 4 * i] = reported[from + i]!;
+      r[at + 4 + 4 * i] = trusted[from + i]!;
+      r[at + 5 + 4 * i] = diffOf(found, from + i);
+      const flag = flagOf(found, from + i, tolerance);
+      r[at + 6 + 4 * i] = flag ? 1 : 0;
       if (flag) {
         mask += bit[i]!;
         flaggedAt[flags++] = i;
       }
     }
-    r[0] = tolerance;
-    r[1] = flags === 0 ? 0 : 1;
+    r[at] = tolerance;
+    r[at + 1] = flags === 0 ? 0 : 1;
     let text = n <= MASK_METRICS ? flaggedTexts.get(mask) : undefined;
     if (text === undefined) {
       const names: string[] = [];
-      for (let k = 0; k < flags; k++) names.push(quoted[flaggedAt[k]!]!);
+      for (let j = 0; j < flags; j++) names.push(quoted[flaggedAt[j]!]!);
       text = packer.text(`[${names.join(',')}]`);
       if (n <= MASK_METRICS) flaggedTexts.set(mask, text);
     }
-    r[2] = text;
+    r[at + 2] = text;
     if (packer.endGroup()) groups.push([cell.key, row.b]);
-  }
+  });
   return groups;
 }

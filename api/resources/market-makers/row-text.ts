@@ -202,8 +202,6 @@ export class RowPacker {
   private n = 0;
   private readonly ends: number[] = [];
   private readonly width: number;
-  /** The row being packed: write its columns at row[column] (NaN for an unknown value). */
-  row!: Float64Array;
 
   constructor(
     private readonly keys: string[],
@@ -221,8 +219,12 @@ export class RowPacker {
     return i;
   }
 
-  /** Starts a row of this head and stamp; its columns are then written into `row`. */
-  add(head: string, stamp: string): Float64Array {
+  /**
+   * Starts a row of this head and stamp: its columns are then written at `values[at + column]`
+   * (NaN for an unknown value), `at` returned. An offset, not a view of the row: a view is an
+   * object the collector moves while the rows are made (docs/benchmarks.md).
+   */
+  add(head: string, stamp: string): number {
     if ((this.n + 1) * this.width > this.rows.length) {
       const next = new Float64Array(this.rows.length * 2);
       next.set(this.rows);
@@ -232,8 +234,12 @@ export class RowPacker {
     this.rows[at] = intern(this.heads, head);
     this.rows[at + 1] = intern(this.stamps, stamp);
     this.n++;
-    this.row = this.rows.subarray(at + 2, at + this.width);
-    return this.row;
+    return at + 2;
+  }
+
+  /** The rows' numbers, where add's offsets point (a new array after an add that grew it). */
+  get values(): Float64Array {
+    return this.rows;
   }
 
   /** Ends a group: the rows since the last group's end are written as one text. Whether there were any (a group made). */

@@ -121,20 +121,21 @@ async function summaryJson(s: MmServices, req: MmRequest, shape: Shape, gzip: bo
       if (ts === undefined) timestamps.set(c.b, (ts = w.interval === 'a' ? '' : `,"timestamp":${JSON.stringify(timestampOf(w, c.b).timestamp)}`));
       const whole = market(c.pair, c.b);
       for (const { values: v, wallet: wt } of shown) {
-        const r = packer.add(cell.head, ts);
-        r[0] = wt ? 1 : 0;
-        r[1] = wt ? wallet : organization;
-        r[2] = wt ? wt.id : NaN;
-        r[3] = wt ? wt.number : NaN;
-        r[4] = v[0]!;
-        r[5] = coveragePacked(v[0]!, whole?.volume);
+        const at = packer.add(cell.head, ts);
+        const r = packer.values;
+        r[at] = wt ? 1 : 0;
+        r[at + 1] = wt ? wallet : organization;
+        r[at + 2] = wt ? wt.id : NaN;
+        r[at + 3] = wt ? wt.number : NaN;
+        r[at + 4] = v[0]!;
+        r[at + 5] = coveragePacked(v[0]!, whole?.volume);
         for (let i = 0; i < n; i++) {
           const bid = v[1 + i]!;
           const ask = v[1 + n + i]!;
-          r[6 + i] = bid;
-          r[6 + n + i] = ask;
-          r[6 + 2 * n + i] = coveragePacked(bid, whole?.bid[i]);
-          r[6 + 3 * n + i] = coveragePacked(ask, whole?.ask[i]);
+          r[at + 6 + i] = bid;
+          r[at + 6 + n + i] = ask;
+          r[at + 6 + 2 * n + i] = coveragePacked(bid, whole?.bid[i]);
+          r[at + 6 + 3 * n + i] = coveragePacked(ask, whole?.ask[i]);
         }
       }
       if (packer.endGroup()) groups.push([cell.key, c.b]);
