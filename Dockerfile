@@ -17,7 +17,8 @@ RUN node --import tsx --input-type=module -e "const { ensureWebBuild } = await i
 
 # The production dependencies only. glibc (Debian), not musl: chdb ships for glibc alone.
 FROM node:${NODE_VERSION}-bookworm-slim
-ENV NODE_ENV=production HOST=0.0.0.0 PORT=8080 DATA_DIR=/app/.data
+# glibc's allocator in huge pages where the host gives them on request (ops/huge-pages.mjs).
+ENV NODE_ENV=production HOST=0.0.0.0 PORT=8080 DATA_DIR=/app/.data GLIBC_TUNABLES=glibc.malloc.hugetlb=1
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force

@@ -538,11 +538,10 @@ async function series(service: Service, client: HttpClient, token: string, bare:
   return s;
 }
 
-/** Page faults p50 of a request and of its bare statements, and the memory they stand for. */
+/** Page faults p50 of a request and of its bare statements (a fault maps 4 KiB, or 2 MiB in a huge page). */
 function faultsText(s: Series): string {
   const [h, b] = [percentile(s.faults, 50), percentile(s.bareFaults, 50)];
-  const mib = (n: number) => `${((n * 4096) / 2 ** 20).toFixed(0)} MiB`;
-  return `page faults p50 ${fmtInt(h)} (${mib(h)}), bare ${fmtInt(b)} (${mib(b)})`;
+  return `page faults p50 ${fmtInt(h)}, bare ${fmtInt(b)}`;
 }
 
 /** The answer's size, and as sent when that was less (gzipped). */

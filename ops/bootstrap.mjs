@@ -6,6 +6,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { withHugePages } from './huge-pages.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const say = (msg) => process.stderr.write(`[bootstrap] ${msg}\n`);
@@ -99,7 +100,8 @@ if (!command) {
 ensureSystemPackages();
 ensureNodeModules();
 
-const child = spawn(process.execPath, ['--import', 'tsx', ...command, ...args], { stdio: 'inherit', cwd: root });
+// Node's allocator in huge pages (ops/huge-pages.mjs): glibc reads it as the child starts.
+const child = spawn(process.execPath, ['--import', 'tsx', ...command, ...args], { stdio: 'inherit', cwd: root, env: withHugePages(process.env) });
 // Ctrl-C reaches the whole foreground process group; the child stops what it started.
 for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => child.kill(sig));
 child.on('exit', (code, signal) => process.exit(code ?? (signal ? 130 : 1)));
