@@ -5,6 +5,12 @@
 // (domain/market-makers/reporting.ts), so an honest report equals the trusted value. A
 // market maker named in `overstate` reports its depth that many times larger than it
 // quotes, so the reconciliation flags it; the others report what they quote.
+//
+// Restarted (the demo stopped and started again the same day), a market maker has not seen
+// the minutes of its open buckets before its start: it leaves a bucket it pushed in its
+// earlier run, and that began before its first whole minute, at that run's last push,
+// which the reconciliation compares over the minutes that push covered. Pushing it again
+// from the minutes since the start would report less than was measured.
 import { LEVELS_BPS, levelName } from '../../domain/market/facts.ts';
 import { isUsdQuoted } from '../../domain/market/prices.ts';
 import { bucketsToReport, reportCut, reportOf, type OwnMinute } from '../../domain/market-makers/reporting.ts';
@@ -39,16 +45,20 @@ export class SyntheticMarketMakers {
   private readonly quoters = new Map<string, Quoter[]>();
   /** Per organization, exchange and pair: each of its wallets' minutes (start -> minute) of the current day. */
   private readonly minutes = new Map<string, { quoter: Quoter; wallets: Map<number, Map<number, Minute>> }>();
+  /** The first minute seen whole (from the first tick). */
+  private firstWholeMinute: number | undefined;
 
   /**
    * `latenessMs`: the service's lateness. A push covers the minutes that ended that long
    * and a minute before it (domain/market-makers/reporting.ts), which the service has
    * written by then, so an honest report and the measurement cover the same minutes.
+   * `pushedBefore`: the buckets pushed before this start (bucketKey), left as pushed.
    */
   constructor(
     fixture: FixtureFile,
     private readonly overstate: Record<string, number> = {},
     private readonly latenessMs = 120_000,
+    private readonly pushedBefore: ReadonlySet<string> = new Set(),
   ) {
     const exchanges = (fixture.exchanges ?? []).map((e) => ({ ...e, icon_url: e.icon_url ?? '' }));
     const assets = (fixture.assets ?? []).map((a) => ({ ...a, labels: a.labels ?? [] }));
@@ -71,6 +81,7 @@ export class SyntheticMarketMakers {
   tick(books: readonly OrderBookMessage[], trades: readonly TradeMessage[], now: number): { orders: OwnOrdersMessage[]; fills: FillMessage[] } {
     const orders: OwnOrdersMessage[] = [];
     const fills: FillMessage[] = [];
+    this.firstWholeMinute ??= Math.ceil(now / MINUTE_MS) * MINUTE_MS;
     for (const b of books) {
       const best = [b.bids[0]?.[0], b.asks[0]?.[0]];
       if (best[0] === undefined || best[1] === undefined) continue;
@@ -112,6 +123,7 @@ export class SyntheticMarketMakers {
       const factor = this.overstate[q.organization] ?? 1;
       const minutes = [...wallets.values()].map((byStart) => [...byStart].map(([start, m]): OwnMinute => ({ start, snapshots: m.snapshots, bids: m.bids, asks: m.asks, mid: m.mids > 0 ? m.midSum / m.mids : undefined, volume: m.volume })));
       for (const { interval, start } of bucketsToReport(now, this.latenessMs)) {
+        if (start < (this.firstWholeMinute ?? -Infinity) && this.pushedBefore.has(bucketKey(q.organization, q.exchange, q.pair, interval, start))) continue;
         const values = reportOf(minutes, interval, start, now, this.latenessMs);
         if (!values) continue;
         const item = (metric: string, value: number): ReportedMessage => ({ organization: q.organization, asset: q.asset, exchange: q.exchange, pair: q.pair, metric, interval, timestamp: start, value });
@@ -150,4 +162,9 @@ export class SyntheticMarketMakers {
     }
     return m;
   }
+}
+
+/** A reported bucket's key in SyntheticMarketMakers' `pushedBefore`. */
+export function bucketKey(organization: string, exchange: string, pair: string, interval: string, start: number): string {
+  return [organization, exchange, pair, interval, start].join('\u0000');
 }

@@ -4,10 +4,12 @@
 import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { startSyntheticFeed, type RunningFeed } from '../../ingest/synthetic/feed.ts';
-import { SyntheticMarketMakers } from '../../ingest/synthetic/market-makers.ts';
+import { SyntheticMarketMakers, bucketKey } from '../../ingest/synthetic/market-makers.ts';
+import { ReportedRepository } from '../../domain/market-makers/reported.ts';
 import { seedDemoTargets } from '../demo/targets.ts';
 import { seedDemoRfq } from '../demo/rfq.ts';
 import { seedDemoLoans } from '../demo/loans.ts';
+import type { ClickHouse } from '../../lib/clickhouse.ts';
 import { createKafka } from '../../lib/kafka.ts';
 import type { FixtureFile } from '../../schemas/index.ts';
 import { ensureKafka, ensureRedis, ensureSchemaRegistry, stopAll, type Started } from '../infra.ts';
@@ -46,7 +48,7 @@ try {
   const fed = (fixture.pairs ?? []).filter((p) => !(p.exchange === 'coinbase' && p.pair === 'BTC/USD'));
   // The second market maker of the fixture overstates its depth threefold in its reports:
   // the reconciliation endpoint flags it (README).
-  const makers = new SyntheticMarketMakers(fixture, { 'mm-two': 3 }, config.latenessMs);
+  const makers = new SyntheticMarketMakers(fixture, { 'mm-two': 3 }, config.latenessMs, await pushedBuckets(service.deps.ch, fixture));
   const reported = service.deps.reportedMetrics;
   feed = await startSyntheticFeed(createKafka(config, 'mm-synthetic-feed', log.child('feed')), service.registry, config, fed, log.child('feed'), 1000, {
     model: makers,
@@ -58,6 +60,16 @@ try {
   await service?.stop().catch(() => undefined);
   await stopAll(started, log);
   fail(log, e);
+}
+
+/** The buckets the market makers pushed in an earlier run on this data (every push holds volume): kept as pushed. */
+async function pushedBuckets(ch: ClickHouse, fixture: FixtureFile): Promise<Set<string>> {
+  const repo = new ReportedRepository(ch);
+  const out = new Set<string>();
+  for (const o of (fixture.organizations ?? []).filter((x) => x.kind === 'market_maker')) {
+    for (const r of await repo.latest(o.slug, { metric: 'volume/volume' })) out.add(bucketKey(r.organization, r.exchange, r.pair, r.interval, r.timestamp));
+  }
+  return out;
 }
 
 function printBanner(url: string, fixture: FixtureFile): void {
