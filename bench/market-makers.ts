@@ -213,6 +213,9 @@ interface Series {
   /** This process's page faults (all its threads: the engine's too) per request, and per bare run. */
   faults: number[];
   bareFaults: number[];
+  /** This process's CPU time (all its threads: the engine's too) per request, and per bare run, ms. */
+  cpu: number[];
+  bareCpu: number[];
 }
 
 interface Breakdown {
@@ -505,7 +508,7 @@ async function series(service: Service, client: HttpClient, token: string, bare:
     await bareOnce(bare, queries);
     await untimed();
   }
-  const s: Series = { http: [], bare: [], rows: first.rows, bytes: first.bytes, wire: first.wire, statements: queries.length, otherCores: 0, faults: [], bareFaults: [] };
+  const s: Series = { http: [], bare: [], rows: first.rows, bytes: first.bytes, wire: first.wire, statements: queries.length, otherCores: 0, faults: [], bareFaults: [], cpu: [], bareCpu: [] };
   // Memory touched the first time costs a page fault a page, on some virtual machines
   // microseconds each: a figure of its own.
   const faults = () => {
@@ -518,11 +521,16 @@ async function series(service: Service, client: HttpClient, token: string, bare:
   for (let i = 0; i < REQUESTS && (i < MIN_REQUESTS || performance.now() - started < SERIES_MS); i++) {
     await prepare();
     const f0 = faults();
+    const c0 = process.cpuUsage();
     s.bare.push(await bareOnce(bare, queries));
     const f1 = faults();
+    const bareCpu = cpuMs(process.cpuUsage(c0));
+    const c1 = process.cpuUsage();
     const h = await untimed();
     s.bareFaults.push(f1 - f0);
     s.faults.push(faults() - f1);
+    s.bareCpu.push(bareCpu);
+    s.cpu.push(cpuMs(process.cpuUsage(c1)));
     s.http.push(h.ms);
     s.bytes = h.bytes;
     s.wire = h.wire;
@@ -538,10 +546,15 @@ async function series(service: Service, client: HttpClient, token: string, bare:
   return s;
 }
 
-/** Page faults p50 of a request and of its bare statements (a fault maps 4 KiB, or 2 MiB in a huge page). */
+const cpuMs = (u: NodeJS.CpuUsage) => (u.user + u.system) / 1000;
+
+/**
+ * CPU time and page faults p50 of a request and of its bare statements (a fault maps 4 KiB,
+ * or 2 MiB in a huge page). CPU time near twice the request's is both cores busy throughout.
+ */
 function faultsText(s: Series): string {
   const [h, b] = [percentile(s.faults, 50), percentile(s.bareFaults, 50)];
-  return `page faults p50 ${fmtInt(h)}, bare ${fmtInt(b)}`;
+  return `CPU p50 ${fmtMs(percentile(s.cpu, 50))}, bare ${fmtMs(percentile(s.bareCpu, 50))}; page faults p50 ${fmtInt(h)}, bare ${fmtInt(b)}`;
 }
 
 /** The answer's size, and as sent when that was less (gzipped). */
