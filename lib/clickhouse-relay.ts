@@ -8,7 +8,7 @@
 import { TupleParam, type ClickHouseSettings } from '@clickhouse/client';
 import type { MessagePort } from 'node:worker_threads';
 import type { ClickHouse, CommandOptions, InsertOptions, Params } from './clickhouse.ts';
-import type { Columns } from './row-binary.ts';
+import type { Columns } from './native-columns.ts';
 // Not from clickhouse.ts, which loads chdb: an addon loaded in a worker closes the
 // process's engine when the worker ends.
 import { ClickHouseQueryError, ClickHouseStoppedError } from './clickhouse-errors.ts';

@@ -17,7 +17,8 @@ import { DEFAULT_UNCOMPRESSED_CACHE_MB, type Config } from './config.ts';
 import { StatementQueue, type Turn } from './statement-queue.ts';
 import { ClickHouseQueryError, ClickHouseStoppedError } from './clickhouse-errors.ts';
 import { createLogger, type Logger } from './log.ts';
-import { readRowBinary, readRowBinaryColumns, type Columns } from './row-binary.ts';
+import { readRowBinary } from './row-binary.ts';
+import { readNativeColumns, type Columns } from './native-columns.ts';
 
 export type Params = Record<string, unknown>;
 type ChdbAsClientConnection = NonNullable<NonNullable<Parameters<typeof createClient>[0]>['connection']>;
@@ -60,7 +61,7 @@ export interface ClickHouse {
    * The SQL has no SETTINGS or FORMAT clause.
    */
   queryBinary<T>(sql: string, params?: Params): Promise<T[]>;
-  /** queryBinary's rows by column (lib/row-binary.ts, Columns): for tens of thousands of rows of number arrays. */
+  /** query's rows by column, read in the engine's columnar Native format (lib/native-columns.ts, Columns): for tens of thousands of rows of number arrays. */
   queryColumns(sql: string, params?: Params): Promise<Columns>;
   command(sql: string, params?: Params, opts?: CommandOptions): Promise<void>;
   insert<T extends object>(table: string, rows: T[], opts?: InsertOptions): Promise<void>;
@@ -425,10 +426,10 @@ export function openClickHouse(config: GatewayConfig, name: string, opts: OpenOp
   const maxDelayMs = opts.retry?.maxDelayMs ?? 1000;
   const log = opts.log ?? createLogger('warn', `clickhouse.${name}`);
   if (config.clickhouseUrl) watchStatuses();
-  /** A SELECT's output in ClickHouse's binary row format, all of it. */
-  const rowBinary = async (query_id: string, sql: string, params: Params): Promise<Buffer> => {
+  /** A SELECT's output in one of ClickHouse's binary formats, all of it. */
+  const binary = async (format: 'RowBinaryWithNamesAndTypes' | 'Native', query_id: string, sql: string, params: Params): Promise<Buffer> => {
     const { stream } = await onClient(query_id, bindsValues(params), (client) =>
-      client.exec({ query: `${sql}\nFORMAT RowBinaryWithNamesAndTypes`, query_params: params, query_id, clickhouse_settings: perStatement(query_id) }),
+      client.exec({ query: `${sql}\nFORMAT ${format}`, query_params: params, query_id, clickhouse_settings: perStatement(query_id) }),
     );
     // Read out of the line of bound statements, as query's rows are.
     const chunks: Buffer[] = [];
@@ -512,8 +513,8 @@ export function openClickHouse(config: GatewayConfig, name: string, opts: OpenOp
         for await (const chunk of stream) chunks.push(chunk as Buffer);
         return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
       }),
-    queryBinary: <T>(sql: string, params: Params = {}) => wrap(true, async (query_id) => readRowBinary<T>(await rowBinary(query_id, sql, params))),
-    queryColumns: (sql, params = {}) => wrap(true, async (query_id) => readRowBinaryColumns(await rowBinary(query_id, sql, params))),
+    queryBinary: <T>(sql: string, params: Params = {}) => wrap(true, async (query_id) => readRowBinary<T>(await binary('RowBinaryWithNamesAndTypes', query_id, sql, params))),
+    queryColumns: (sql, params = {}) => wrap(true, async (query_id) => readNativeColumns(await binary('Native', query_id, sql, params))),
     command: (sql, params = {}, opts = {}) =>
       wrap(opts.idempotent === true, async (query_id) => {
         await onClient(query_id, bindsValues(params), (client) => client.command({ query: sql, query_params: params, query_id, clickhouse_settings: perStatement(query_id) }));

@@ -5,7 +5,8 @@
 
 type Reader = (r: Cursor) => unknown;
 
-class Cursor {
+/** A position in a buffer of the engine's binary output (RowBinary, Native). */
+export class Cursor {
   pos = 0;
   /** Numbers are read through a DataView: its reads compile to loads, Buffer's are calls. */
   readonly view: DataView;
@@ -95,16 +96,22 @@ function fewStrings(): Reader {
   };
 }
 
+/** An enum type's names by value (an enum is read as its name, as the JSON output writes it); undefined for another type. */
+export function enumNames(type: string): Map<number, string> | undefined {
+  const enumType = /^Enum(8|16)\((.*)\)$/.exec(type);
+  if (!enumType) return undefined;
+  const names = new Map<number, string>();
+  for (const m of enumType[2]!.matchAll(/'((?:[^'\\]|\\.)*)' = (-?\d+)/g)) names.set(Number(m[2]), m[1]!.replace(/\\(.)/g, '$1'));
+  return names;
+}
+
 /** The reader of a column type as the engine names it; an error for a type not read here. */
 function readerOf(type: string): Reader {
   const scalar = SCALARS[type.startsWith("DateTime('") ? 'DateTime' : type];
   if (scalar) return scalar;
-  const enumType = /^Enum(8|16)\((.*)\)$/.exec(type);
-  if (enumType) {
-    // As its name, as the JSON output writes it.
-    const names = new Map<number, string>();
-    for (const m of enumType[2]!.matchAll(/'((?:[^'\\]|\\.)*)' = (-?\d+)/g)) names.set(Number(m[2]), m[1]!.replace(/\\(.)/g, '$1'));
-    const size = enumType[1] === '8' ? 1 : 2;
+  const names = enumNames(type);
+  if (names) {
+    const size = type.startsWith('Enum8') ? 1 : 2;
     return (r) => {
       const v = size === 1 ? r.view.getInt8(r.pos) : r.view.getInt16(r.pos, true);
       r.pos += size;
@@ -132,7 +139,7 @@ function readerOf(type: string): Reader {
 }
 
 /** A tuple's item types, split at the commas outside parentheses and quotes; a named item's name dropped. */
-function tupleItems(list: string): string[] {
+export function tupleItems(list: string): string[] {
   const out: string[] = [];
   let depth = 0;
   let quoted = false;
@@ -169,141 +176,4 @@ export function readRowBinary<T>(buf: Buffer): T[] {
     rows.push(row as T);
   }
   return rows;
-}
-
-/** An array-of-numbers column read whole: row i's items are values[offsets[i]] to values[offsets[i + 1]] (not finite as NaN). */
-export interface Float64ArrayColumn {
-  offsets: Uint32Array;
-  values: Float64Array;
-}
-
-/**
- * The rows of a RowBinaryWithNamesAndTypes output by column: `length` rows; each number
- * column a Float64Array (a number that is not finite as NaN: numbers have no null here),
- * each array of numbers (Array(Float64), Array(UInt16)...) a Float64ArrayColumn, each other
- * column (strings, enums by name) an array of what readRowBinary reads. A read of tens of
- * thousands of rows of number arrays then makes a few arrays, not an object and two arrays
- * a row, which the collector would copy while the request lasts.
- */
-export interface Columns {
-  length: number;
-  columns: Map<string, Float64Array | Float64ArrayColumn | unknown[]>;
-}
-
-/** A growing Float64Array; `done` is its part written. */
-class Float64s {
-  data = new Float64Array(1024);
-  n = 0;
-  push(x: number): void {
-    if (this.n === this.data.length) this.grow(this.n + 1);
-    this.data[this.n++] = x;
-  }
-  grow(min: number): void {
-    const next = new Float64Array(Math.max(min, this.data.length * 2));
-    next.set(this.data.subarray(0, this.n));
-    this.data = next;
-  }
-  done(): Float64Array {
-    return this.data.subarray(0, this.n);
-  }
-}
-
-const NUMBER_TYPES = new Set(['UInt8', 'Int8', 'UInt16', 'Int16', 'UInt32', 'Int32', 'UInt64', 'Int64', 'Float32', 'Float64', 'DateTime']);
-
-/** k numbers at `pos` of `view` into out[at...], not finite as NaN (x - x is 0 only for a finite x); the position after them. */
-function readFloat64s(view: DataView, pos: number, k: number, out: Float64Array, at: number): number {
-  for (let j = 0; j < k; j++, pos += 8) {
-    const x = view.getFloat64(pos, true);
-    out[at + j] = x - x === 0 ? x : NaN;
-  }
-  return pos;
-}
-
-/** readRowBinary's rows by column (Columns). */
-export function readRowBinaryColumns(buf: Buffer): Columns {
-  const columns = new Map<string, Float64Array | Float64ArrayColumn | unknown[]>();
-  if (buf.length === 0) return { length: 0, columns };
-  const r = new Cursor(buf);
-  const n = r.varUInt();
-  const names: string[] = [];
-  for (let i = 0; i < n; i++) names.push(r.string());
-  // Per column: read one row's value into the column (row-major input, column-major output).
-  const sinks: ((r: Cursor) => void)[] = [];
-  const finish: (() => void)[] = [];
-  for (let i = 0; i < n; i++) {
-    const type = r.string();
-    const name = names[i]!;
-    const base = type.startsWith("DateTime('") ? 'DateTime' : type;
-    const scalar = NUMBER_TYPES.has(base) ? SCALARS[base] : undefined;
-    if (scalar) {
-      const out = new Float64s();
-      sinks.push((c) => out.push((scalar(c) as number | null) ?? NaN));
-      finish.push(() => columns.set(name, out.done()));
-    } else if (type === 'Array(Float64)') {
-      const offsets = new Float64s();
-      offsets.push(0);
-      // Room for every number the output can hold (8 bytes each): never grown, and the
-      // pages never written are never touched.
-      const values = new Float64Array(buf.length >> 3);
-      let used = 0;
-      sinks.push((c) => {
-        const k = c.varUInt();
-        c.pos = readFloat64s(c.view, c.pos, k, values, used);
-        used += k;
-        offsets.push(used);
-      });
-      finish.push(() => columns.set(name, { offsets: Uint32Array.from(offsets.done()), values: values.subarray(0, used) }));
-    } else if (/^Array\((\w+)\)$/.test(type) && NUMBER_TYPES.has(type.slice(6, -1))) {
-      // An array of other numbers (positions, counts): each item as a number, into one array.
-      const item = SCALARS[type.slice(6, -1)]!;
-      const offsets = new Float64s();
-      offsets.push(0);
-      const values = new Float64s();
-      sinks.push((c) => {
-        const k = c.varUInt();
-        for (let j = 0; j < k; j++) values.push((item(c) as number | null) ?? NaN);
-        offsets.push(values.n);
-      });
-      finish.push(() => columns.set(name, { offsets: Uint32Array.from(offsets.done()), values: values.done() }));
-    } else {
-      const read = readerOf(type);
-      const out: unknown[] = [];
-      sinks.push((c) => out.push(read(c)));
-      finish.push(() => columns.set(name, out));
-    }
-  }
-  let length = 0;
-  while (r.pos < buf.length) {
-    for (let i = 0; i < n; i++) sinks[i]!(r);
-    length++;
-  }
-  for (const f of finish) f();
-  return { length, columns };
-}
-
-function column(c: Columns, name: string): Float64Array | Float64ArrayColumn | unknown[] {
-  const col = c.columns.get(name);
-  if (col === undefined) throw new Error(`RowBinary: no column ${name} (${[...c.columns.keys()].join(', ')})`);
-  return col;
-}
-
-/** A number column of `c`; an error if it is not one. */
-export function numberColumn(c: Columns, name: string): Float64Array {
-  const col = column(c, name);
-  if (!(col instanceof Float64Array)) throw new Error(`RowBinary: column ${name} is not of numbers`);
-  return col;
-}
-
-/** An array-of-numbers column of `c`; an error if it is not one. */
-export function float64ArrayColumn(c: Columns, name: string): Float64ArrayColumn {
-  const col = column(c, name);
-  if (col instanceof Float64Array || Array.isArray(col)) throw new Error(`RowBinary: column ${name} is not of arrays of numbers`);
-  return col;
-}
-
-/** Another column of `c` (strings, enums by name), as readRowBinary reads its values. */
-export function valueColumn<T>(c: Columns, name: string): T[] {
-  const col = column(c, name);
-  if (!Array.isArray(col)) throw new Error(`RowBinary: column ${name} is of numbers`);
-  return col as T[];
 }

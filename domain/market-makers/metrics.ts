@@ -5,7 +5,7 @@ import { TupleParam } from '@clickhouse/client';
 import type { ClickHouse } from '../../lib/clickhouse.ts';
 import { LEVELS_BPS, type Interval } from '../market/facts.ts';
 import { FAMILIES, MM_FAMILIES } from '../market/families/index.ts';
-import { float64ArrayColumn, numberColumn, valueColumn, type Columns } from '../../lib/row-binary.ts';
+import { float64ArrayColumn, numberColumn, valueColumn, type Columns } from '../../lib/native-columns.ts';
 import type { TrustedDepthColumns, TrustedVolumeColumns, WalletKeyColumns } from './values.ts';
 import { familyPartialsSql } from '../market/repositories/partials.ts';
 import { bucketOf, type MarketQuery } from '../market/repositories/stored-rows.ts';

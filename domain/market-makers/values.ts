@@ -7,7 +7,7 @@
 import { mean, meanPacked } from '../market/values.ts';
 import { REPORTED_INTERVALS, type ReportedInterval } from './metrics.ts';
 import { TwoKeyMap } from '../../lib/map-key.ts';
-import type { Float64ArrayColumn } from '../../lib/row-binary.ts';
+import type { Float64ArrayColumn } from '../../lib/native-columns.ts';
 
 /** Volume and depth at some levels (null where unknown). */
 export interface Values {

@@ -3,7 +3,7 @@
 // other without changing an answer. queryColumns reads the same by column.
 import { expect } from 'chai';
 import { testStack } from '../support/stack.ts';
-import { float64ArrayColumn, numberColumn, valueColumn } from '../../lib/row-binary.ts';
+import { float64ArrayColumn, numberColumn, valueColumn } from '../../lib/native-columns.ts';
 
 describe('ClickHouse.queryBinary and queryColumns', () => {
   const strings = ['plain', 'quote " and backslash \\', 'ünïcödé ✓', ''];
@@ -48,7 +48,12 @@ describe('ClickHouse.queryBinary and queryColumns', () => {
   it('reads no rows as none', async () => {
     const ch = testStack().service.deps.ch;
     expect(await ch.queryBinary(`${sql} LIMIT 0`, { s: strings })).to.deep.equal([]);
-    expect((await ch.queryColumns(`${sql} LIMIT 0`, { s: strings })).length).to.equal(0);
+    const none = await ch.queryColumns(`${sql} LIMIT 0`, { s: strings });
+    expect(none.length).to.equal(0);
+    // Every column of no rows is empty (the engine names none when it writes no row).
+    expect([...numberColumn(none, 'u64')]).to.deep.equal([]);
+    expect([...float64ArrayColumn(none, 'floats').offsets]).to.deep.equal([0]);
+    expect(valueColumn(none, 'label')).to.deep.equal([]);
   });
 
   it('reads by column what it reads by row: numbers in typed arrays (NaN for none), number arrays in one array', async () => {
@@ -70,6 +75,29 @@ describe('ClickHouse.queryBinary and queryColumns', () => {
     }
     expect(() => numberColumn(c, 'label')).to.throw(/not of numbers/);
     expect(() => valueColumn(c, 'nope')).to.throw(/no column nope/);
+  });
+
+  it('reads by column an output of many blocks as one: numbers, number arrays and strings joined in order', async () => {
+    const ch = testStack().service.deps.ch;
+    // Blocks of 700 rows; a LowCardinality column with a dictionary of its own per block.
+    const q = `SELECT number AS n, toUInt16(number % 1000) AS u16, arrayMap(x -> (number + x) / 7, range(number % 5)) AS xs,
+        arrayMap(x -> toUInt16(x * 3), range(number % 3)) AS us, toLowCardinality(concat('k', toString((number * 7919) % 1500))) AS low,
+        toString(number % 13) AS text, if(number % 4 = 0, NULL, number / 2) AS maybe
+      FROM numbers(5000) ORDER BY n SETTINGS max_block_size = 700`;
+    const rows = await ch.queryBinary<Record<string, unknown>>(q);
+    const c = await ch.queryColumns(q);
+    expect(c.length).to.equal(5000);
+    for (const name of ['n', 'u16']) expect([...numberColumn(c, name)], name).to.deep.equal(rows.map((r) => r[name]));
+    for (const name of ['xs', 'us']) {
+      const col = float64ArrayColumn(c, name);
+      expect(col.offsets).to.have.length(5001);
+      expect(
+        rows.map((_, i) => [...col.values.subarray(col.offsets[i]!, col.offsets[i + 1]!)]),
+        name,
+      ).to.deep.equal(rows.map((r) => r[name]));
+    }
+    for (const name of ['low', 'text', 'maybe']) expect(valueColumn(c, name), name).to.deep.equal(rows.map((r) => r[name]));
+    expect(new Set(valueColumn(c, 'low')).size).to.equal(1500);
   });
 
   it('reads a number array that is not finite by column as NaN', async () => {
