@@ -206,6 +206,7 @@ function readLowCardinality(r: Cursor, inner: string, n: number): unknown[] {
     // Of a nullable column, key 0 stands for null.
     if (nullable) keys[0] = null;
     const rows = uint64(r);
+    if (rows === 0) throw new Error('Native: LowCardinality part of no rows');
     const size = INDEX_BYTES[flags & 0xff];
     if (size === undefined) throw new Error(`Native: LowCardinality index type ${flags & 0xff} not supported`);
     const v = r.view;
@@ -262,6 +263,8 @@ export function readNativeColumns(buf: Buffer): Columns {
         c = { type, number: numberType(type) ?? itemNumber, array: itemNumber !== undefined, rows: 0, items: 0, values: [] };
         found.set(name, c);
       } else if (c.type !== type) throw new Error(`Native: column ${name} is ${c.type} in one block and ${type} in another`);
+      // A block of no rows has no data at all, not even the columns' prefixes.
+      if (rows === 0) continue;
       readPrefix(r, type);
       if (c.number === undefined) {
         for (const x of readValues(r, type, rows)) c.values.push(x);
