@@ -58,7 +58,7 @@ export interface ClickHouse {
   /**
    * query's rows, read in ClickHouse's binary row format (lib/row-binary.ts), for reads of
    * many numbers: JSON costs the engine more to write them and Node far more to parse.
-   * The SQL has no SETTINGS or FORMAT clause.
+   * The SQL has no FORMAT clause (the read appends its own); it may end with SETTINGS.
    */
   queryBinary<T>(sql: string, params?: Params): Promise<T[]>;
   /** query's rows by column, read in the engine's columnar Native format (lib/native-columns.ts, Columns): for tens of thousands of rows of number arrays. */
