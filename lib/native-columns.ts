@@ -196,8 +196,9 @@ function readValues(r: Cursor, type: string, n: number): unknown[] {
 
 /** `n` values of a LowCardinality column of `inner`: in parts, each its keys and an index per row. */
 function readLowCardinality(r: Cursor, inner: string, n: number): unknown[] {
-  const nullable = split(inner)?.[0] === 'Nullable';
-  const keyType = nullable ? split(inner)![1] : inner;
+  const parts = split(inner);
+  const nullable = parts?.[0] === 'Nullable';
+  const keyType = nullable ? parts![1] : inner;
   const out: unknown[] = [];
   while (out.length < n) {
     const flags = uint64(r);
