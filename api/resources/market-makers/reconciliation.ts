@@ -15,7 +15,7 @@ import { validators } from '../market/schemas.ts';
 import { parseMmRequest, type MmRequest } from './request.ts';
 import type { MmHandler, MmServices } from './services.ts';
 import { sendPieces, wantsGzip, type Piece } from '../../http/compressed-pieces.ts';
-import { addText, answerCells, sealedAnswer, type AnswerCell, type Texts } from './sealed-answer.ts';
+import { addText, answerCells, cellFinder, sealedAnswer, type Texts } from './sealed-answer.ts';
 import { KIND, RowPacker } from './row-text.ts';
 import { writeRowText } from './row-text-threads.ts';
 
@@ -85,10 +85,10 @@ async function reconciliationJson(s: MmServices, req: MmRequest, tolerance: numb
   const kinds = Uint8Array.from(names, (name, i) => (i === 2 ? KIND.text : name === 'flag' || name.endsWith('_flag') ? KIND.bool : KIND.number));
   const quoted = metrics.map((m) => JSON.stringify(m));
   const compute = async (part: MmRequest): Promise<Texts> => {
-    const byCell = new Map(cells.map((c) => [`${c.maker}\u0000${c.pair.exchange}\u0000${c.pair.pair}`, c]));
+    const cellOf = cellFinder(cells);
     const found = await reconcile(s.readings, part, s.deps.config.latenessMs);
     const packer = new RowPacker(keys, kinds, found.rows.length);
-    const groups = packRows(found, byCell, w, quoted, tolerance, packer);
+    const groups = packRows(found, cellOf, w, quoted, tolerance, packer);
     const written = await writeRowText(packer.packed());
     const texts: Texts = new Map();
     groups.forEach(([cell, b], g) => addText(texts, cell, b, written.group(g)));
@@ -106,7 +106,7 @@ const MASK_METRICS = 52;
  * metrics, found by the set's bits: a text built metric by metric for each row was most of
  * the garbage of a month (every metric of an overstating market maker's rows is flagged).
  */
-function packRows(found: Reconciled, byCell: Map<string, AnswerCell>, w: MmRequest['window'], quoted: string[], tolerance: number, packer: RowPacker): [string, number][] {
+function packRows(found: Reconciled, cellOf: ReturnType<typeof cellFinder>, w: MmRequest['window'], quoted: string[], tolerance: number, packer: RowPacker): [string, number][] {
   const timestamps = new Map<number, string>();
   const groups: [string, number][] = [];
   const n = quoted.length;
@@ -115,7 +115,7 @@ function packRows(found: Reconciled, byCell: Map<string, AnswerCell>, w: MmReque
   const flaggedAt = new Uint16Array(n);
   const { reported, trusted } = found;
   found.rows.forEach((row, k) => {
-    const cell = byCell.get(`${row.maker}\u0000${row.pair.exchange}\u0000${row.pair.pair}`);
+    const cell = cellOf(row.maker, row.pair);
     if (!cell) return;
     let ts = timestamps.get(row.b);
     if (ts === undefined) timestamps.set(row.b, (ts = w.interval === 'a' ? '' : `,"timestamp":${JSON.stringify(timestampOf(w, row.b).timestamp)}`));

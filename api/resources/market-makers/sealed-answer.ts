@@ -12,6 +12,7 @@ import type { Pair } from '../../../domain/reference/repository.ts';
 import { presentOrganization } from '../../presenters.ts';
 import { writesIn } from '../../market-caches/sealing.ts';
 import { MINUTE_MS } from '../../../lib/time.ts';
+import { TwoKeyMap } from '../../../lib/map-key.ts';
 import type { MmRequest } from './request.ts';
 import type { MmServices } from './services.ts';
 import type { SealedRowsCache } from './sealed-rows.ts';
@@ -249,6 +250,22 @@ function assemble(cells: AnswerCell[], kept: [Block, Map<string, Piece>][], fres
   }
   out.push(CLOSE);
   return out;
+}
+
+/**
+ * The answer's cell of a market maker and a pair (the pair read: the same objects as the
+ * request's), undefined for one not shown. Rows come in the answer's order, so the last
+ * cell found is asked first: a month is tens of thousands of rows for a thousand cells.
+ */
+export function cellFinder(cells: readonly AnswerCell[]): (maker: string, pair: Pair) => AnswerCell | undefined {
+  const byPair = new TwoKeyMap<string, Pair, AnswerCell>(cells.map((c) => [c.maker, c.pair, c]));
+  let last: AnswerCell | undefined;
+  return (maker, pair) => {
+    if (last !== undefined && last.pair === pair && last.maker === maker) return last;
+    const found = byPair.get(maker, pair);
+    if (found) last = found;
+    return found;
+  };
 }
 
 /** The market makers and pairs the caller sees, in the answer's order (market maker, asset, exchange, pair). */

@@ -15,7 +15,7 @@ import { INTERVALS } from '../../../domain/market/facts.ts';
 import { depthNames, parseMmRequest, type MmRequest } from './request.ts';
 import type { MmHandler, MmServices } from './services.ts';
 import { sendPieces, wantsGzip, type Piece } from '../../http/compressed-pieces.ts';
-import { addText, answerCells, sealedAnswer, type Texts } from './sealed-answer.ts';
+import { addText, answerCells, cellFinder, sealedAnswer, type Texts } from './sealed-answer.ts';
 import { KIND, RowPacker } from './row-text.ts';
 import { writeRowText } from './row-text-threads.ts';
 import { coverage, coveragePacked, packValues, shownValues, type PackedValues, type Values } from '../../../domain/market-makers/values.ts';
@@ -106,14 +106,14 @@ async function summaryJson(s: MmServices, req: MmRequest, shape: Shape, gzip: bo
   const kinds = Uint8Array.from(shape.valueColumns, (_, i) => (i === 0 ? KIND.bool : i === 1 ? KIND.text : KIND.number));
   const compute = async (part: MmRequest): Promise<Texts> => {
     const { cells: found, market } = await s.readings.values(part, WANT);
-    const byCell = new Map(cells.map((c) => [`${c.maker}\u0000${c.pair.exchange}\u0000${c.pair.pair}`, c]));
+    const cellOf = cellFinder(cells);
     const timestamps = new Map<number, string>();
     // A row per wallet with trusted values, else one: the rows' numbers allocated once.
     const packer = new RowPacker(keys, kinds, found.reduce((n, c) => n + Math.max(1, c.trusted.length), 0));
     const [wallet, organization] = [packer.text('"wallet"'), packer.text('"organization"')];
     const groups: [string, number][] = [];
     for (const c of found) {
-      const cell = byCell.get(`${c.maker}\u0000${c.pair.exchange}\u0000${c.pair.pair}`);
+      const cell = cellOf(c.maker, c.pair);
       if (!cell) continue;
       const shown = shownValues(c.trusted, c.reported && packValues(c.reported));
       if (shown.length === 0) continue;
