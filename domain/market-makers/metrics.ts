@@ -12,6 +12,7 @@ import { bucketOf, type MarketQuery } from '../market/repositories/stored-rows.t
 import type { Range } from '../market/window.ts';
 import { REPORTED_WRITES_SOURCE } from './reported.ts';
 import { HOUR_MS } from '../../lib/time.ts';
+import { mapKey } from '../../lib/map-key.ts';
 
 /** The write counts (market_writes) of everything the summary shows: trusted values, reported ones and the market's. */
 const SUMMARY_SOURCES = [MM_FAMILIES.trustedDepth.tables.minutes, MM_FAMILIES.trustedVolume.tables.minutes, FAMILIES.book.tables.minutes, FAMILIES.trade.tables.minutes, REPORTED_WRITES_SOURCE];
@@ -236,8 +237,13 @@ export class MarketMakerMetrics {
    * (argMax). Grouping every key to pick its latest took three times as long.
    */
   async reportedBuckets(q: ReportedQuery): Promise<ReportedValuesOf[]> {
+    return this.reportedRows(q, true, 'each part');
+  }
+
+  /** reportedBuckets' read, of the buckets reportedFilter names with `reaching` and `keys`. */
+  private async reportedRows(q: ReportedQuery, reaching: boolean, keys: 'exact' | 'each part'): Promise<ReportedValuesOf[]> {
     if (q.keys.length === 0 || q.metrics.length === 0 || q.ranges.length === 0) return [];
-    const { params, filter } = reportedFilter(q, true, 'each part');
+    const { params, filter } = reportedFilter(q, reaching, keys);
     const bucket = q.interval === 'a' ? '0' : bucketOf(q.interval);
     // A metric's position in q.metrics (1-based) by a hash lookup: indexOf over the list
     // for each value cost as much as the rest of the read.
@@ -283,48 +289,38 @@ export class MarketMakerMetrics {
     return rows;
   }
 
-  /** Reported values in the window, per organization, pair, reported interval and bucket. */
+  /**
+   * Reported values in the window, per organization, pair, reported interval and bucket of
+   * the query's interval: each metric's sum and count over the reported buckets in it, each
+   * as last pushed. The reported buckets are read as reportedBuckets reads them (of exactly
+   * the keys, none reaching in from before the window) and summed here: the engine's three
+   * groupings (latest push per metric, metric per bucket, bucket) took four times as long
+   * (docs/benchmarks.md, "Measurements behind the code").
+   */
   async reported(q: ReportedQuery): Promise<ReportedBucket[]> {
-    if (q.keys.length === 0 || q.metrics.length === 0 || q.ranges.length === 0) return [];
-    const { params, filter } = reportedFilter(q, false, 'exact');
-    const bucket = q.interval === 'a' ? '0' : bucketOf(q.interval);
-    // The latest push of each key by argMax over its pushes, not FINAL (which cost most of
-    // the read: docs/benchmarks.md, "Measurements behind the code"); of two pushes of a
-    // key in the same millisecond the one of the later Kafka message (seq, 022_reported_push_order.sql). The interval is
-    // compared as the enum it is stored as, and each bucket's sums and counts come as
-    // (metric position, sum, count), the metric's name not written in every row.
-    const rows = await this.ch.queryBinary<{
-      organization: string;
-      asset: string;
-      exchange: string;
-      pair: string;
-      interval: ReportedInterval;
-      b: number;
-      cells: [number, number, number | string][];
-    }>(
-      `SELECT organization, any(asset) AS asset, exchange, pair, toString(\`interval\`) AS \`interval\`, b, groupArray((m, s, n)) AS cells
-       FROM (
-         SELECT organization, any(asset) AS asset, exchange, pair, \`interval\`, ${bucket} AS b, indexOf({metrics:Array(String)}, metric) AS m, sum(v) AS s, count() AS n
-         FROM (
-           SELECT organization, exchange, pair, \`interval\`, metric, timestamp AS t, asset, argMax(value, (pushed_at, seq)) AS v
-           FROM mm_reported
-           ${filter}
-           GROUP BY organization, exchange, pair, \`interval\`, metric, t, asset
-         )
-         GROUP BY organization, exchange, pair, \`interval\`, b, m
-       )
-       GROUP BY organization, exchange, pair, \`interval\`, b`,
-      params,
-    );
-    return rows.map((r) => {
+    const rows = await this.reportedRows(q, false, 'exact');
+    const n = q.metrics.length;
+    const buckets = new Map<string, { first: ReportedValuesOf; sums: Float64Array; counts: Uint32Array }>();
+    for (const r of rows) {
+      const k = mapKey(r.organization, r.exchange, r.pair, r.interval, r.b);
+      let bk = buckets.get(k);
+      if (!bk) buckets.set(k, (bk = { first: r, sums: new Float64Array(n), counts: new Uint32Array(n) }));
+      for (let i = 0; i < n; i++) {
+        const v = r.values[i]!;
+        if (Number.isNaN(v)) continue;
+        bk.sums[i] = bk.sums[i]! + v;
+        bk.counts[i] = bk.counts[i]! + 1;
+      }
+    }
+    return [...buckets.values()].map(({ first: r, sums: s, counts: c }) => {
       const sums = new Map<string, number>();
       const counts = new Map<string, number>();
-      for (const [m, sum, n] of r.cells) {
-        const metric = q.metrics[Number(m) - 1]!;
-        sums.set(metric, Number(sum));
-        counts.set(metric, Number(n));
+      for (let i = 0; i < n; i++) {
+        if (c[i] === 0) continue;
+        sums.set(q.metrics[i]!, s[i]!);
+        counts.set(q.metrics[i]!, c[i]!);
       }
-      return { organization: r.organization, asset: r.asset, exchange: r.exchange, pair: r.pair, interval: r.interval, b: Number(r.b), sums, counts };
+      return { organization: r.organization, asset: r.asset, exchange: r.exchange, pair: r.pair, interval: r.interval, b: r.b, sums, counts };
     });
   }
 }
