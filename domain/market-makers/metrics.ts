@@ -292,12 +292,15 @@ export class MarketMakerMetrics {
   /**
    * Reported values in the window, per organization, pair, reported interval and bucket of
    * the query's interval: each metric's sum and count over the reported buckets in it, each
-   * as last pushed. The reported buckets are read as reportedBuckets reads them (of exactly
-   * the keys, none reaching in from before the window) and summed here: the engine's three
-   * groupings (latest push per metric, metric per bucket, bucket) took four times as long
-   * (docs/benchmarks.md, "Measurements behind the code").
+   * as last pushed. A bucket of 5m, 1h or 1d holds the reported buckets of its own interval
+   * only, about one: those are read as reportedBuckets reads them (of exactly the keys, none
+   * reaching in from before the window) and summed here, where the engine's three groupings
+   * (latest push per metric, metric per bucket, bucket) took four times as long
+   * (docs/benchmarks.md, "Measurements behind the code"). Over `a` a bucket holds a month of
+   * 5m reports as well: grouped in the engine.
    */
   async reported(q: ReportedQuery): Promise<ReportedBucket[]> {
+    if (q.interval === 'a') return this.reportedGrouped(q);
     const rows = await this.reportedRows(q, false, 'exact');
     const n = q.metrics.length;
     const buckets = new Map<string, { first: ReportedValuesOf; sums: Float64Array; counts: Uint32Array }>();
@@ -321,6 +324,53 @@ export class MarketMakerMetrics {
         counts.set(q.metrics[i]!, c[i]!);
       }
       return { organization: r.organization, asset: r.asset, exchange: r.exchange, pair: r.pair, interval: r.interval, b: r.b, sums, counts };
+    });
+  }
+
+  /**
+   * reported over a window read as one bucket (`a`), where a bucket holds every reported
+   * bucket of the window: grouped in the engine, each key's latest push by argMax.
+   */
+  private async reportedGrouped(q: ReportedQuery): Promise<ReportedBucket[]> {
+    if (q.keys.length === 0 || q.metrics.length === 0 || q.ranges.length === 0) return [];
+    const { params, filter } = reportedFilter(q, false, 'exact');
+    // The latest push of each key by argMax over its pushes, not FINAL (which cost most of
+    // the read: docs/benchmarks.md, "Measurements behind the code"); of two pushes of a
+    // key in the same millisecond the one of the later Kafka message (seq, 022_reported_push_order.sql). The interval is
+    // compared as the enum it is stored as, and each bucket's sums and counts come as
+    // (metric position, sum, count), the metric's name not written in every row.
+    const rows = await this.ch.queryBinary<{
+      organization: string;
+      asset: string;
+      exchange: string;
+      pair: string;
+      interval: ReportedInterval;
+      b: number;
+      cells: [number, number, number | string][];
+    }>(
+      `SELECT organization, any(asset) AS asset, exchange, pair, toString(\`interval\`) AS \`interval\`, b, groupArray((m, s, n)) AS cells
+       FROM (
+         SELECT organization, any(asset) AS asset, exchange, pair, \`interval\`, 0 AS b, indexOf({metrics:Array(String)}, metric) AS m, sum(v) AS s, count() AS n
+         FROM (
+           SELECT organization, exchange, pair, \`interval\`, metric, timestamp AS t, asset, argMax(value, (pushed_at, seq)) AS v
+           FROM mm_reported
+           ${filter}
+           GROUP BY organization, exchange, pair, \`interval\`, metric, t, asset
+         )
+         GROUP BY organization, exchange, pair, \`interval\`, b, m
+       )
+       GROUP BY organization, exchange, pair, \`interval\`, b`,
+      params,
+    );
+    return rows.map((r) => {
+      const sums = new Map<string, number>();
+      const counts = new Map<string, number>();
+      for (const [m, sum, n] of r.cells) {
+        const metric = q.metrics[Number(m) - 1]!;
+        sums.set(metric, Number(sum));
+        counts.set(metric, Number(n));
+      }
+      return { organization: r.organization, asset: r.asset, exchange: r.exchange, pair: r.pair, interval: r.interval, b: Number(r.b), sums, counts };
     });
   }
 }
