@@ -86,6 +86,14 @@ const NO_VOLUME: TrustedVolumeColumns = {
   usd_fills: new Float64Array(0),
 };
 
+/**
+ * The trusted reads skip the engine's cache of decompressed blocks: a wallet series per
+ * market maker and pair is tens of times the market's rows, and filling the cache with
+ * them cost a first read a third more than reading past it, while a read from the filled
+ * cache was no faster (docs/benchmarks.md, "Measurements behind the code").
+ */
+const PAST_THE_CACHE = 'SETTINGS use_uncompressed_cache = 0';
+
 /** Buckets holding a key twice read again by name up to this many; more are read again all. */
 const AGAIN_MAX_BUCKETS = 2000;
 
@@ -181,10 +189,10 @@ export class MarketMakerMetrics {
       if (!sql) return NO_DEPTH;
       // Binary: a month of depth rows is over a million numbers, which JSON doubled the read of.
       const c = every
-        ? await this.ch.queryColumns(sql.text, sql.params)
+        ? await this.ch.queryColumns(`${sql.text} ${PAST_THE_CACHE}`, sql.params)
         : await this.ch.queryColumns(
             `SELECT exchange, pair, wallet_id, b, minutes, arrayMap(i -> bid_depth_sum[i], {levels:Array(UInt8)}) AS bid_depth_sum,
-               arrayMap(i -> ask_depth_sum[i], {levels:Array(UInt8)}) AS ask_depth_sum FROM (${sql.text})`,
+               arrayMap(i -> ask_depth_sum[i], {levels:Array(UInt8)}) AS ask_depth_sum FROM (${sql.text}) ${PAST_THE_CACHE}`,
             { ...sql.params, levels: levels!.map((i) => i + 1) },
           );
       return {
@@ -197,7 +205,7 @@ export class MarketMakerMetrics {
     const readVolume = async (): Promise<TrustedVolumeColumns> => {
       const sql = familyPartialsSql(MM_FAMILIES.trustedVolume, q, where);
       if (!sql) return NO_VOLUME;
-      const c = await this.ch.queryColumns(sql.text, sql.params);
+      const c = await this.ch.queryColumns(`${sql.text} ${PAST_THE_CACHE}`, sql.params);
       return {
         ...walletKeyColumns(c),
         fills: numberColumn(c, 'fills'),
