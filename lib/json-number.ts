@@ -9,7 +9,11 @@
 // JSON.stringify's notation; null for a value that is not finite. The common range
 // (1e-6 <= |v| < 1e20) is computed here, the rest through toPrecision.
 
-/** The longest text written: a sign, 15 digits, a point and 6 zeros, or an exponent form. */
+/**
+ * The room a write needs from its position: the longest text (a sign, 15 digits, a point
+ * and 6 zeros, or an exponent form), and the bytes past a text that its digits' last word
+ * may cover (which the next write covers in turn).
+ */
 export const JSON_NUMBER_MAX_BYTES = 32;
 
 /** The reference: what writeJsonNumber writes, as a string. */
@@ -32,9 +36,32 @@ const POW10_LO = POW10.map((p, i) => p - POW10_HI[i]!);
 /** 10^-6 .. 10^20, to find a value's decimal exponent by bisection. */
 const E_MIN = -6;
 const BOUNDS = Float64Array.from({ length: 27 }, (_, i) => Number(`1e${i + E_MIN}`));
-/** Two digits' ASCII codes per number 0..99. */
-const TWO_DIGITS = Uint8Array.from({ length: 200 }, (_, i) => 48 + (i % 2 === 0 ? Math.floor(i / 20) : (i >> 1) % 10));
-const digits = new Uint8Array(15);
+const digits = new Uint8Array(32);
+const DIGITS = new DataView(digits.buffer);
+/** Two digits' ASCII codes per number 0..99, as a big-endian 16-bit word. */
+const PAIRS = Uint16Array.from({ length: 100 }, (_, i) => ((48 + Math.floor(i / 10)) << 8) | (48 + (i % 10)));
+/** "0000" and "0.00" as words to store (big-endian: the first byte first). */
+const ZEROS = 0x30303030;
+const ZERO_POINT = 0x302e3030;
+
+let viewed: Uint8Array | undefined;
+let view: DataView | undefined;
+/** A view of buf's bytes, kept for the next number (written into the same buffer). */
+function viewOf(buf: Uint8Array): DataView {
+  if (buf !== viewed) {
+    viewed = buf;
+    view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
+  }
+  return view!;
+}
+
+/** Copies 16 bytes of the digits from `from` to out[at]. */
+function copyDigits(out: DataView, at: number, from: number): void {
+  out.setUint32(at, DIGITS.getUint32(from));
+  out.setUint32(at + 4, DIGITS.getUint32(from + 4));
+  out.setUint32(at + 8, DIGITS.getUint32(from + 8));
+  out.setUint32(at + 12, DIGITS.getUint32(from + 12));
+}
 
 function writeAscii(buf: Uint8Array, pos: number, s: string): number {
   for (let i = 0; i < s.length; i++) buf[pos++] = s.charCodeAt(i);
@@ -50,9 +77,7 @@ function twoDigitsAt(v: number, at: number, pairs: number): number {
   let rest = v | 0;
   for (let i = at; i > at - 2 * pairs; i -= 2) {
     const q = (rest / 100) | 0;
-    const r = (rest - q * 100) << 1;
-    digits[i] = TWO_DIGITS[r]!;
-    digits[i + 1] = TWO_DIGITS[r + 1]!;
+    DIGITS.setUint16(i, PAIRS[rest - q * 100]!);
     rest = q;
   }
   return rest;
@@ -121,20 +146,22 @@ export function writeJsonNumber(buf: Uint8Array, pos: number, v: number): number
   let n = 15;
   while (digits[n - 1] === 48) n--;
   if (v < 0) buf[pos++] = 45;
-  if (e >= 0) {
-    if (n <= e + 1) {
-      for (let i = 0; i < n; i++) buf[pos++] = digits[i]!;
-      for (let i = n; i <= e; i++) buf[pos++] = 48;
-    } else {
-      for (let i = 0; i <= e; i++) buf[pos++] = digits[i]!;
-      buf[pos++] = 46;
-      for (let i = e + 1; i < n; i++) buf[pos++] = digits[i]!;
-    }
-  } else {
-    buf[pos++] = 48;
-    buf[pos++] = 46;
-    for (let i = -1; i > e; i--) buf[pos++] = 48;
-    for (let i = 0; i < n; i++) buf[pos++] = digits[i]!;
+  // The digits copied four words at a time, wherever the text ends (the room asked for
+  // covers the bytes past it): byte loops of a length that varies cost more.
+  const out = viewOf(buf);
+  if (e >= 0 && n > e + 1) {
+    copyDigits(out, pos, 0);
+    out.setUint8(pos + e + 1, 46);
+    copyDigits(out, pos + e + 2, e + 1);
+    return pos + n + 1;
   }
-  return pos;
+  if (e >= 0) {
+    copyDigits(out, pos, 0);
+    for (let i = pos + n; i <= pos + e; i++) buf[i] = 48;
+    return pos + e + 1;
+  }
+  out.setUint32(pos, ZERO_POINT);
+  out.setUint32(pos + 4, ZEROS);
+  copyDigits(out, pos + 1 - e, 0);
+  return pos + 1 - e + n;
 }
