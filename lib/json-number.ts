@@ -44,17 +44,6 @@ const PAIRS = Uint16Array.from({ length: 100 }, (_, i) => ((48 + Math.floor(i / 
 const ZEROS = 0x30303030;
 const ZERO_POINT = 0x302e3030;
 
-let viewed: Uint8Array | undefined;
-let view: DataView | undefined;
-/** A view of buf's bytes, kept for the next number (written into the same buffer). */
-function viewOf(buf: Uint8Array): DataView {
-  if (buf !== viewed) {
-    viewed = buf;
-    view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
-  }
-  return view!;
-}
-
 /** Copies 16 bytes of the digits from `from` to out[at]. */
 function copyDigits(out: DataView, at: number, from: number): void {
   out.setUint32(at, DIGITS.getUint32(from));
@@ -83,8 +72,12 @@ function twoDigitsAt(v: number, at: number, pairs: number): number {
   return rest;
 }
 
-/** Writes v's JSON text at buf[pos] (JSON_NUMBER_MAX_BYTES of room needed); returns the position after it. */
-export function writeJsonNumber(buf: Uint8Array, pos: number, v: number): number {
+/**
+ * Writes v's JSON text at buf[pos] (JSON_NUMBER_MAX_BYTES of room needed); returns the
+ * position after it. `view`: a DataView of buf's bytes, from the same start, that a caller
+ * writing many numbers keeps (one made for each number costs more than writing it).
+ */
+export function writeJsonNumber(buf: Uint8Array, pos: number, v: number, view?: DataView): number {
   if (v === 0) {
     buf[pos] = 48; // -0 too, as JSON.stringify
     return pos + 1;
@@ -148,7 +141,7 @@ export function writeJsonNumber(buf: Uint8Array, pos: number, v: number): number
   if (v < 0) buf[pos++] = 45;
   // The digits copied four words at a time, wherever the text ends (the room asked for
   // covers the bytes past it): byte loops of a length that varies cost more.
-  const out = viewOf(buf);
+  const out = view ?? new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
   if (e >= 0 && n > e + 1) {
     copyDigits(out, pos, 0);
     out.setUint8(pos + e + 1, 46);

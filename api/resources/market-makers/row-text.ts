@@ -91,7 +91,7 @@ class Bytes {
 
   number(v: number): void {
     this.room(JSON_NUMBER_MAX_BYTES);
-    this.pos = writeJsonNumber(this.buf, this.pos, v);
+    this.pos = writeJsonNumber(this.buf, this.pos, v, this.view);
   }
 
   /** Bytes [from, to) written before, written again (a number's text: a few bytes, copied in a loop). */
