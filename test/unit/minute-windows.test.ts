@@ -3,6 +3,7 @@ import { DateTime } from 'luxon';
 import { MinuteWindows } from '../../processors/shell/minute-windows.ts';
 import { Count } from '../support/count.ts';
 import { parseTimestamp } from '../../schemas/timestamps.ts';
+import { createAjv } from '../../schemas/index.ts';
 import { lineToMessage } from '../../ingest/orderbook-lines.ts';
 import { rng } from '../../ingest/synthetic/market.ts';
 
@@ -281,6 +282,14 @@ describe('event time', () => {
     for (const s of cases) expect(parseTimestamp(s), s).to.equal(luxon(s));
     expect(parseTimestamp('2024-02-29T23:59:59.999Z')).to.equal(Date.UTC(2024, 1, 29, 23, 59, 59, 999));
     expect(parseTimestamp('2026-02-29T00:00:00Z')).to.equal(undefined);
+  });
+
+  it('lets the contracts\' iso-instant format pass exactly the times luxon reads, a query string\'s lost "+" put back', () => {
+    const valid = createAjv().compile({ type: 'string', format: 'iso-instant' });
+    const cases = ['2026-06-25T10:19:23.474Z', '2026-02-29T00:00:00Z', '2026-01-01T23:59:60Z', '0999-01-01T00:00:00Z', '2026-06-25T12:19:23+02:00', '2026-06-25T12:19', '2026-06-25', 'not a time', ''];
+    for (const s of cases) expect(valid(s), s).to.equal(DateTime.fromISO(s, { zone: 'utc', setZone: true }).isValid);
+    expect(valid('2026-06-25T12:19:23 02:00')).to.equal(true);
+    expect(valid('2026-13-25T12:19:23 02:00')).to.equal(false);
   });
 });
 
