@@ -44,7 +44,7 @@ import { REPORTED_GROUP } from '../processors/reported/processor.ts';
 import { MM_FAMILIES } from '../domain/market/families/index.ts';
 import { API_CLICKHOUSE, startService, type Service } from '../ops/service.ts';
 import { FIVE_MINUTES, type PushBenchResult } from './market-makers/push.ts';
-import { HttpClient } from './market-makers/http.ts';
+import { curlFound, HttpClient } from './market-makers/http.ts';
 import { describeProfile, profiled } from './market-makers/profile.ts';
 import { countRows, loadHistory, type LoadCounts, type LoadPlan } from './market-makers/load.ts';
 import { mmWorld, type Credentials, type MmWorld } from './market-makers/world.ts';
@@ -74,6 +74,7 @@ const opt = flags(
     'keep-data': { default: '', help: 'keep the data folder here, and reuse (topped up to now) the history loaded in it with the same --makers, --pairs and --days' },
     'load-only': { default: 'no', help: '"yes": stop after loading (with --keep-data, to measure later)' },
     encoding: { default: 'identity', help: '"identity": the client takes plain text; "gzip": it accepts gzip and decodes it, as a browser or `curl --compressed` (timed to the last decoded byte)' },
+    client: { default: 'curl', help: '"curl": timed requests through the curl command (as `curl -o /dev/null`, `--compressed` with gzip; node:http when curl is not found); "node": node:http with keep-alive in a process of its own' },
     only: { default: '', help: 'time only the series whose name contains this (e.g. "summary 7 days"; "|" between alternatives), to iterate faster; "push": only the push, nothing loaded' },
   },
   'push throughput, and p50/p95 of the market-maker endpoints over HTTP against the bare statements, as staff and as a project member',
@@ -98,6 +99,7 @@ const KEEP_DATA = opt['keep-data'];
 const LOAD_ONLY = opt['load-only'] === 'yes';
 if (!['gzip', 'identity'].includes(opt.encoding)) throw new Error('--encoding: gzip or identity');
 const GZIP = opt.encoding === 'gzip';
+if (!['curl', 'node'].includes(opt.client)) throw new Error('--client: curl or node');
 if (LOAD_ONLY && !KEEP_DATA) throw new Error('--load-only yes needs --keep-data <folder>');
 
 const GOAL_ITEMS_PER_S = 50_000;
@@ -262,7 +264,9 @@ async function main(r: BenchRun): Promise<Figure[]> {
     maker: await login(service, world.users.maker),
   };
 
-  const client = new HttpClient(GZIP);
+  const curl = opt.client === 'curl' && (await curlFound());
+  say(NAME, `timed requests through ${curl ? 'curl (-o /dev/null' + (GZIP ? ', --compressed' : '') + ')' : 'node:http'}`);
+  const client = new HttpClient(GZIP, curl);
   r.onCleanup(() => client.stop());
   const figures: Figure[] = [];
   if (PUSH_REQUESTS > 0) figures.push(...(await push(service, client, bare, tokens.maker)));
@@ -532,7 +536,7 @@ async function series(service: Service, client: HttpClient, token: string, bare:
     s.bareCpu.push(bareCpu);
     s.cpu.push(cpuMs(process.cpuUsage(c1)));
     s.http.push(h.ms);
-    s.bytes = h.bytes;
+    if (Number.isFinite(h.bytes)) s.bytes = h.bytes;
     s.wire = h.wire;
   }
   const seconds = (performance.now() - started) / 1000;

@@ -5,8 +5,11 @@
 // bench/api.ts), each timed there from sending it to the last byte of its body. The push
 // (benchPush) runs there too, so sending its requests is not the service's work. With
 // `gzip`, it asks as browsers and `curl --compressed` do and decodes the answer as it comes,
-// the time running to the last decoded byte.
-import { fork } from 'node:child_process';
+// the time running to the last decoded byte. With `curl`, timed requests go through the
+// curl command as a user tries them (`curl -o /dev/null`, `--compressed` with gzip), each on a
+// new connection, timed by curl (`time_total`); untimed ones, parsed, still over node:http.
+import { execFile, fork } from 'node:child_process';
+import { promisify } from 'node:util';
 import http from 'node:http';
 import zlib from 'node:zlib';
 import { fileURLToPath } from 'node:url';
@@ -18,6 +21,17 @@ interface HttpRequest {
   /** Parse the body and count its rows: only untimed requests do (parsing is the client's work). */
   parse?: boolean;
   gzip: boolean;
+  curl: boolean;
+}
+
+/** Whether the curl command runs here. */
+export async function curlFound(): Promise<boolean> {
+  try {
+    await promisify(execFile)('curl', ['--version']);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 export interface HttpResult {
@@ -48,8 +62,11 @@ export class HttpClient {
     });
   }
 
-  /** `gzip`: accept gzip (and decode it), as a browser or `curl --compressed`. */
-  constructor(private readonly gzip: boolean) {
+  /** `gzip`: accept gzip (and decode it), as a browser or `curl --compressed`; `curl`: timed requests through the curl command. */
+  constructor(
+    private readonly gzip: boolean,
+    private readonly curl = false,
+  ) {
     this.ready = new Promise<void>((resolve) => this.child.once('message', () => resolve()));
     this.listen();
   }
@@ -57,7 +74,7 @@ export class HttpClient {
   async get(url: string, token: string, opts: { parse?: boolean } = {}): Promise<HttpResult> {
     await this.ready;
     const id = ++this.seq;
-    const req: HttpRequest = { url, token, parse: opts.parse, gzip: this.gzip };
+    const req: HttpRequest = { url, token, parse: opts.parse, gzip: this.gzip, curl: this.curl };
     const r = await new Promise<HttpResult>((resolve) => {
       this.waiting.set(id, resolve);
       this.child.send({ id, ...req });
@@ -113,6 +130,13 @@ async function runClient(): Promise<void> {
       req.on('error', reject);
       req.end();
     });
+  // A timed request through curl: its status, bytes received and time, from curl's own report.
+  const sendCurl = async (m: HttpRequest): Promise<{ ms: number; status: number; wire: number }> => {
+    const args = ['-s', '-o', '/dev/null', '-w', '%{http_code} %{size_download} %{time_total}', '-H', `Authorization: Token ${m.token}`, ...(m.gzip ? ['--compressed'] : []), m.url];
+    const { stdout } = await promisify(execFile)('curl', args);
+    const [status, wire, seconds] = stdout.trim().split(' ').map(Number) as [number, number, number];
+    return { ms: seconds * 1000, status, wire };
+  };
   await new Promise<void>((resolve) => {
     process.on('message', (m: 'stop' | ({ id: number } & HttpRequest) | { id: number; push: PushBenchOptions }) => {
       if (m === 'stop') return resolve();
@@ -125,6 +149,12 @@ async function runClient(): Promise<void> {
       }
       void (async () => {
         try {
+          if (m.curl && !m.parse) {
+            const { ms, status, wire } = await sendCurl(m);
+            // Bytes decoded are not in curl's report: those of the untimed requests stand (NaN).
+            if (status === 200) return process.send?.({ id: m.id, ms, bytes: m.gzip ? NaN : wire, wire, rows: 0 });
+            // The error's text, asked again.
+          }
           const { ms, status, parts, bytes, wire } = await send(m);
           if (status !== 200) return process.send?.({ id: m.id, ms, bytes: 0, wire, rows: 0, error: `${status} ${Buffer.concat(parts).toString('utf8', 0, 300)}` });
           let rows = 0;
