@@ -203,9 +203,42 @@ export function gzipBuffers(pieces: readonly Piece[]): Buffer[] {
   return out;
 }
 
-/** The pieces' raw text. */
+/**
+ * The pieces' raw text, pieces that lie one after the other in memory as one view: a
+ * month's answer is tens of thousands of pieces with a comma piece between each two, most
+ * of them written so (row-text.ts writes a comma after each group), and each buffer handed
+ * to the socket costs as much as many bytes. A comma piece is joined only when the byte
+ * between its neighbours is that comma: a byte owned by the text both were written in, or
+ * padding of Node's pool that is never handed out, so never written again while sent.
+ */
 export function rawBuffers(pieces: readonly Piece[]): Buffer[] {
-  return pieces.flatMap((p) => (p.raw.length > 0 ? [p.raw] : []));
+  const out: Buffer[] = [];
+  let run: Buffer | undefined;
+  let held: Buffer | undefined;
+  const flush = () => {
+    if (run) out.push(run);
+    if (held) out.push(held);
+    run = held = undefined;
+  };
+  for (const p of pieces) {
+    const b = p.raw;
+    if (b.length === 0) continue;
+    if (run && !held && b.length === 1 && b.buffer !== run.buffer) {
+      // A comma (or any one byte) of its own: held until the next piece shows whether the run's bytes go on past it.
+      held = b;
+      continue;
+    }
+    const gap = held ? 1 : 0;
+    if (run && b.buffer === run.buffer && b.byteOffset === run.byteOffset + run.length + gap && (gap === 0 || new Uint8Array(run.buffer, b.byteOffset - 1, 1)[0] === held![0])) {
+      run = Buffer.from(run.buffer, run.byteOffset, run.length + gap + b.length);
+      held = undefined;
+      continue;
+    }
+    flush();
+    run = b;
+  }
+  flush();
+  return out;
 }
 
 /** Whether the client takes gzip (over the text as it is). */

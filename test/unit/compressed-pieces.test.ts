@@ -70,4 +70,20 @@ describe('compressed pieces', () => {
     expect(buffers.length).to.equal(7);
     expect(buffers[3]!.buffer).to.equal(large.buffer);
   });
+
+  it('sends pieces that lie one after the other in one text, a comma between, as one view of it', () => {
+    // Three groups written into one buffer, each followed by a comma (as row-text.ts writes them).
+    const written = Buffer.from('{"a":1},{"b":2},{"c":3},');
+    const view = (from: number, to: number) => new Piece(written.subarray(from, to));
+    const pieces = [new Piece(Buffer.from('[')), view(0, 7), COMMA, view(8, 15), COMMA, view(16, 23), COMMA, new Piece(text(2)), new Piece(Buffer.from(']'))];
+    const buffers = rawBuffers(pieces);
+    expect(Buffer.concat(buffers).toString()).to.equal(Buffer.concat(pieces.map((p) => p.raw)).toString());
+    expect(buffers.map((b) => b.length)).to.deep.equal([1, 23, 1, pieces[7]!.raw.length, 1]);
+    expect(buffers[1]!.buffer).to.equal(written.buffer);
+    // A byte between that is not the comma keeps them apart.
+    const other = Buffer.from('{"a":1};{"b":2}');
+    const apart = rawBuffers([new Piece(other.subarray(0, 7)), COMMA, new Piece(other.subarray(8))]);
+    expect(Buffer.concat(apart).toString()).to.equal('{"a":1},{"b":2}');
+    expect(apart.length).to.equal(3);
+  });
 });
