@@ -102,6 +102,14 @@ export function createApp(deps: ApiDeps): Koa {
       deflate: false,
     }),
   );
+  // An answer's JSON written once, as text: Koa writes an object body when it responds, and
+  // its `length` getter, which the compression above reads for every answer, wrote it a
+  // second time (a week of trusted depth is 10 MiB of JSON).
+  app.use(async (ctx, next) => {
+    await next();
+    const body: unknown = ctx.body;
+    if (body !== null && typeof body === 'object' && !Buffer.isBuffer(body) && typeof (body as { pipe?: unknown }).pipe !== 'function') ctx.body = JSON.stringify(body);
+  });
   // The web app's files (web/dist, built by ops/web-build.ts) at /app/.
   app.use(webApp(fileURLToPath(new URL('../web/dist', import.meta.url))));
   app.use(
