@@ -1,18 +1,24 @@
-// An answer sent as pieces of text, each compressed once and kept compressed: one gzip
-// member whose deflate stream is the pieces' own streams one after the other. Each piece is
-// deflated alone and ended by a sync flush (its output ends on a byte, no block final, no
-// reference to anything before it), so any sequence of pieces is a valid stream; the
-// trailer's CRC-32 is combined from the pieces' own. A month of market-maker rows is tens
-// of MiB of text: compressed per request it took seconds (zlib and brotli run at tens of
-// MB/s here), while the pieces of sealed buckets are the same for every request.
+// An answer sent as pieces of text, each compressed once and kept compressed, in the
+// encoding a client asks for. zstd (preferred: clients decode it several times faster): each
+// piece a frame of its own, frames one after the other being one stream (zstd.ts). gzip:
+// one member whose deflate stream is the pieces' own streams one after the other. Each
+// piece is deflated alone and ended by a sync flush (its output ends on a byte, no block
+// final, no reference to anything before it), so any sequence of pieces is a valid stream;
+// the trailer's CRC-32 is combined from the pieces' own. A month of market-maker rows is
+// tens of MiB of text: compressed per request it took seconds (zlib and brotli run at tens
+// of MB/s here), while the pieces of sealed buckets are the same for every request.
 //
 // An answer mostly not compressed yet goes as plain text, the rest of pieces not compressed
-// in stored blocks (their bytes as they are, framed), so an answer never waits for
-// compression; compressInBackground then compresses kept pieces on zlib's threads, one at
-// a time, for the requests after.
+// as they are, framed (stored deflate blocks, raw zstd blocks), so an answer never waits for
+// compression; compressInBackground then compresses kept pieces off the main thread, a batch
+// at a time, for the requests after.
 import zlib from 'node:zlib';
 import { promisify } from 'node:util';
 import type { Context } from 'koa';
+import { rawFrame, zstdFrames } from './zstd.ts';
+
+/** The encodings an answer of pieces is sent in, besides its plain text. */
+export type Encoding = 'zstd' | 'gzip';
 
 /** Deflate level of pieces: the fastest, as every kept piece is compressed once, in the background. */
 const LEVEL = 1;
@@ -33,8 +39,22 @@ function storedBlocks(raw: Buffer): Buffer[] {
   return out;
 }
 
+/** Each text compressed alone, in order. */
+const COMPRESSORS: Record<Encoding, (raws: readonly Buffer[]) => Promise<Buffer[]>> = {
+  gzip: async (raws) => {
+    const out: Buffer[] = [];
+    for (const r of raws) out.push(await deflateRaw(r, DEFLATE));
+    return out;
+  },
+  zstd: (raws) => zstdFrames(raws),
+};
+
+/** Text compressed per hand-over to a compressor: a few milliseconds of work, after which whether the pieces are still kept is asked again. */
+const BATCH_BYTES = 256 * 1024;
+
 interface Job {
   pieces: Piece[];
+  encoding: Encoding;
   kept: () => boolean;
   done: () => void;
 }
@@ -43,15 +63,15 @@ const jobs: Job[] = [];
 let draining: Promise<void> | undefined;
 
 /**
- * Compresses pieces on zlib's threads, one piece at a time for the whole process (the other
- * core serves requests), while `kept()` holds (the pieces are still kept), then calls `done`
- * if any was compressed. Pieces already compressed or queued are skipped.
+ * Compresses pieces into `encoding`, off the main thread, a batch at a time for the whole
+ * process (the other core serves requests), while `kept()` holds (the pieces are still
+ * kept), then calls `done` if any was compressed. Pieces already compressed or queued are skipped.
  */
-export function compressInBackground(pieces: Iterable<Piece>, kept: () => boolean, done: () => void): void {
-  const todo = [...pieces].filter((p) => !p.isDeflated && p.raw.length > 0 && !queued.has(p));
+export function compressInBackground(pieces: Iterable<Piece>, encoding: Encoding, kept: () => boolean, done: () => void): void {
+  const todo = [...pieces].filter((p) => !p.isCompressed(encoding) && p.raw.length > 0 && !queued[encoding].has(p));
   if (todo.length === 0) return;
-  for (const p of todo) queued.add(p);
-  jobs.push({ pieces: todo, kept, done });
+  for (const p of todo) queued[encoding].add(p);
+  jobs.push({ pieces: todo, encoding, kept, done });
   draining ??= drain();
 }
 
@@ -62,14 +82,22 @@ async function drain(): Promise<void> {
   for (let job = jobs.shift(); job; job = jobs.shift()) {
     let made = false;
     try {
-      for (const p of job.pieces) {
-        if (!job.kept()) break;
-        made = (await p.compressSoon()) || made;
+      for (let at = 0; at < job.pieces.length && job.kept(); ) {
+        const batch: Piece[] = [];
+        for (let bytes = 0; at < job.pieces.length && (batch.length === 0 || bytes + job.pieces[at]!.raw.length <= BATCH_BYTES); at++) {
+          const p = job.pieces[at]!;
+          if (p.isCompressed(job.encoding)) continue;
+          batch.push(p);
+          bytes += p.raw.length;
+        }
+        if (batch.length === 0) continue;
+        const forms = await COMPRESSORS[job.encoding](batch.map((p) => p.raw));
+        batch.forEach((p, i) => (made = p.setCompressed(job!.encoding, forms[i]!) || made));
       }
     } catch {
-      // A piece left uncompressed goes in stored blocks: nothing is lost but bytes.
+      // A piece left uncompressed goes as it is, framed: nothing is lost but bytes.
     } finally {
-      for (const p of job.pieces) queued.delete(p);
+      for (const p of job.pieces) queued[job.encoding].delete(p);
       if (made) job.done();
     }
   }
@@ -81,11 +109,15 @@ export async function compressionIdle(): Promise<void> {
   while (draining) await draining;
 }
 
-const queued = new WeakSet<Piece>();
+const queued: Record<Encoding, WeakSet<Piece>> = { gzip: new WeakSet(), zstd: new WeakSet() };
+
+/** A zstd frame of a comma, put before a piece's own frame in its kept form (see `zstdAfterComma`). */
+const COMMA_FRAME = Buffer.concat(rawFrame(Buffer.from(',')));
 
 export class Piece {
   private crcValue: number | undefined;
   private deflatedValue: Buffer | undefined;
+  private zstdValue: Buffer | undefined;
 
   constructor(readonly raw: Buffer) {}
 
@@ -93,19 +125,20 @@ export class Piece {
     return (this.crcValue ??= zlib.crc32(this.raw));
   }
 
-  /** Makes its compressed form now; whether it was not made before. */
+  /** Makes its deflated form now; whether it was not made before. */
   compress(): boolean {
     if (this.deflatedValue !== undefined) return false;
     this.deflatedValue = zlib.deflateRawSync(this.raw, DEFLATE);
     return true;
   }
 
-  /** Makes its compressed form on zlib's threads; whether it was not made before. */
-  async compressSoon(): Promise<boolean> {
-    if (this.deflatedValue !== undefined) return false;
-    const made = await deflateRaw(this.raw, DEFLATE);
-    if (this.deflatedValue !== undefined) return false;
-    this.deflatedValue = made;
+  /** Keeps its form in `encoding` (a deflate stream, a zstd frame); whether it was not kept before. */
+  setCompressed(encoding: Encoding, form: Buffer): boolean {
+    if (this.isCompressed(encoding)) return false;
+    // A zstd frame is kept after a comma's frame: in an answer a piece mostly follows a comma,
+    // and the two go to the socket as one buffer.
+    if (encoding === 'zstd') this.zstdValue = Buffer.concat([COMMA_FRAME, form]);
+    else this.deflatedValue = form;
     return true;
   }
 
@@ -114,20 +147,35 @@ export class Piece {
     return this.deflatedValue !== undefined ? [this.deflatedValue] : storedBlocks(this.raw);
   }
 
+  /** Its zstd frame as it is now: compressed once made, else raw blocks. */
+  frameNow(): Buffer[] {
+    return this.zstdValue !== undefined ? [this.zstdValue.subarray(COMMA_FRAME.length)] : rawFrame(this.raw);
+  }
+
+  /** A comma's frame and its own, as one buffer once compressed. */
+  zstdAfterComma(): Buffer[] {
+    return this.zstdValue !== undefined ? [this.zstdValue] : [COMMA_FRAME, ...rawFrame(this.raw)];
+  }
+
+  isCompressed(encoding: Encoding): boolean {
+    return (encoding === 'zstd' ? this.zstdValue : this.deflatedValue) !== undefined;
+  }
+
   get isDeflated(): boolean {
     return this.deflatedValue !== undefined;
   }
 
-  /** Bytes held: raw and, once made, compressed. */
+  /** Bytes held: raw and the compressed forms made. */
   get bytes(): number {
-    return this.raw.length + (this.deflatedValue?.length ?? 0);
+    return this.raw.length + (this.deflatedValue?.length ?? 0) + (this.zstdValue?.length ?? 0);
   }
 }
 
-/** Pieces of punctuation, shared, compressed from the start. */
+/** Pieces of punctuation, shared, in every form from the start (a zstd frame of raw bytes: nothing to gain). */
 export const [OPEN, COMMA, CLOSE] = ['[', ',', ']'].map((t) => {
   const p = new Piece(Buffer.from(t));
   p.compress();
+  p.setCompressed('zstd', Buffer.concat(rawFrame(p.raw)));
   return p;
 }) as [Piece, Piece, Piece];
 
@@ -241,37 +289,84 @@ export function rawBuffers(pieces: readonly Piece[]): Buffer[] {
   return out;
 }
 
-/** Whether the client takes gzip (over the text as it is). */
-export function wantsGzip(ctx: Context): boolean {
-  return ctx.acceptsEncodings('gzip', 'identity') === 'gzip';
+/**
+ * The pieces as zstd frames one after the other. A piece after a comma goes with the
+ * comma's frame as one buffer when compressed (its kept form): half as many buffers.
+ */
+export function zstdBuffers(pieces: readonly Piece[]): Buffer[] {
+  const out: Buffer[] = [];
+  let comma = false;
+  for (const p of pieces) {
+    if (p.raw.length === 0) continue;
+    if (comma) {
+      comma = false;
+      if (p !== COMMA) {
+        for (const b of p.zstdAfterComma()) out.push(b);
+        continue;
+      }
+      for (const b of COMMA.frameNow()) out.push(b);
+    }
+    if (p === COMMA) comma = true;
+    else for (const b of p.frameNow()) out.push(b);
+  }
+  if (comma) for (const b of COMMA.frameNow()) out.push(b);
+  return out;
 }
 
-/** The share of the pieces' text already compressed. */
-function compressedShare(pieces: readonly Piece[]): number {
+/** A weight (q) of each encoding named in an Accept-Encoding header. */
+function weights(header: string): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const part of header.split(',')) {
+    const [name, ...params] = part.split(';').map((t) => t.trim().toLowerCase());
+    if (!name) continue;
+    const q = params.find((t) => /^q\s*=/.test(t));
+    out.set(name, q === undefined ? 1 : Number(q.slice(q.indexOf('=') + 1)) || 0);
+  }
+  return out;
+}
+
+/**
+ * The encoding to send pieces in, undefined for the text as it is: zstd or gzip as the
+ * client accepts them over the text as it is, zstd when both are given the same weight
+ * (a client's order, "deflate, gzip, br, zstd" from curl, is no preference).
+ */
+export function answerEncoding(ctx: Context): Encoding | undefined {
+  const zstd = ctx.acceptsEncodings('zstd', 'identity') === 'zstd';
+  const gzip = ctx.acceptsEncodings('gzip', 'identity') === 'gzip';
+  if (zstd && gzip) {
+    const w = weights(ctx.get('Accept-Encoding'));
+    const q = (e: string) => w.get(e) ?? w.get('*') ?? 0;
+    return q('gzip') > q('zstd') ? 'gzip' : 'zstd';
+  }
+  return zstd ? 'zstd' : gzip ? 'gzip' : undefined;
+}
+
+/** The share of the pieces' text already compressed into `encoding`. */
+function compressedShare(pieces: readonly Piece[], encoding: Encoding): number {
   let all = 0;
   let done = 0;
   for (const p of pieces) {
     all += p.raw.length;
-    if (p.isDeflated) done += p.raw.length;
+    if (p.isCompressed(encoding)) done += p.raw.length;
   }
   return all === 0 ? 1 : done / all;
 }
 
 /**
- * Sends the pieces: gzipped when `gzip` (wantsGzip) and at least half of the text is
- * compressed already, else as it is (stored blocks and their CRCs would cost the first
+ * Sends the pieces: in `encoding` (answerEncoding) when at least half of the text is
+ * compressed into it already, else as it is (framing, and a gzip CRC, would cost the first
  * answer time and save no byte). Never through the compression middleware, which would
  * compress all of it again, and not as a stream: every buffer is handed to the socket at
  * once (corked: one writev, libuv writing on as the client reads), none copied. The pieces
  * are kept between requests anyway, so holding them until sent costs no memory, where
  * gathering a month's 30,000 pieces into chunks cost a copy of all of it per request.
  */
-export function sendPieces(ctx: Context, pieces: readonly Piece[], gzip: boolean, type = 'application/json'): void {
+export function sendPieces(ctx: Context, pieces: readonly Piece[], encoding: Encoding | undefined, type = 'application/json'): void {
   ctx.type = type;
   ctx.vary('Accept-Encoding');
-  const zipped = gzip && compressedShare(pieces) >= 0.5;
-  if (zipped) ctx.set('Content-Encoding', 'gzip');
-  const buffers = zipped ? gzipBuffers(pieces) : rawBuffers(pieces);
+  const sent = encoding !== undefined && compressedShare(pieces, encoding) >= 0.5 ? encoding : undefined;
+  if (sent) ctx.set('Content-Encoding', sent);
+  const buffers = sent === 'zstd' ? zstdBuffers(pieces) : sent === 'gzip' ? gzipBuffers(pieces) : rawBuffers(pieces);
   ctx.status = 200;
   ctx.length = buffers.reduce((n, b) => n + b.length, 0);
   ctx.respond = false;

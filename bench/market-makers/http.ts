@@ -4,10 +4,11 @@
 // a time over node:http with keep-alive (fetch's web streams read large bodies slower,
 // bench/api.ts), each timed there from sending it to the last byte of its body. The push
 // (benchPush) runs there too, so sending its requests is not the service's work. With
-// `gzip`, it asks as browsers and `curl --compressed` do and decodes the answer as it comes,
-// the time running to the last decoded byte. With `curl`, timed requests go through the
-// curl command as a user tries them (`curl -o /dev/null`, `--compressed` with gzip), each on a
-// new connection, timed by curl (`time_total`); untimed ones, parsed, still over node:http.
+// an encoding (zstd, gzip), it asks for it and decodes the answer as it comes, the time
+// running to the last decoded byte. With `curl`, timed requests go through the curl command
+// as a user tries them (`curl -o /dev/null`; with zstd `--compressed`, which accepts zstd,
+// br, gzip and deflate; with gzip `--compressed` asking for gzip alone), each on a new
+// connection, timed by curl (`time_total`); untimed ones, parsed, still over node:http.
 import { execFile, fork } from 'node:child_process';
 import { promisify } from 'node:util';
 import http from 'node:http';
@@ -15,12 +16,15 @@ import zlib from 'node:zlib';
 import { fileURLToPath } from 'node:url';
 import { benchPush, type PushBenchOptions, type PushBenchResult } from './push.ts';
 
+/** What the client accepts: the text as it is, or an encoding it decodes. */
+export type ClientEncoding = 'identity' | 'gzip' | 'zstd';
+
 interface HttpRequest {
   url: string;
   token: string;
   /** Parse the body and count its rows: only untimed requests do (parsing is the client's work). */
   parse?: boolean;
-  gzip: boolean;
+  encoding: ClientEncoding;
   curl: boolean;
 }
 
@@ -62,9 +66,9 @@ export class HttpClient {
     });
   }
 
-  /** `gzip`: accept gzip (and decode it), as a browser or `curl --compressed`; `curl`: timed requests through the curl command. */
+  /** `encoding`: what is accepted (and decoded); `curl`: timed requests through the curl command. */
   constructor(
-    private readonly gzip: boolean,
+    private readonly encoding: ClientEncoding,
     private readonly curl = false,
   ) {
     this.ready = new Promise<void>((resolve) => this.child.once('message', () => resolve()));
@@ -74,7 +78,7 @@ export class HttpClient {
   async get(url: string, token: string, opts: { parse?: boolean } = {}): Promise<HttpResult> {
     await this.ready;
     const id = ++this.seq;
-    const req: HttpRequest = { url, token, parse: opts.parse, gzip: this.gzip, curl: this.curl };
+    const req: HttpRequest = { url, token, parse: opts.parse, encoding: this.encoding, curl: this.curl };
     const r = await new Promise<HttpResult>((resolve) => {
       this.waiting.set(id, resolve);
       this.child.send({ id, ...req });
@@ -103,12 +107,19 @@ export class HttpClient {
   }
 }
 
+/** A zstd decoder: Node's own (22.15 and newer). */
+function unzstd(): zlib.Gunzip {
+  const make = (zlib as unknown as { createZstdDecompress?: () => zlib.Gunzip }).createZstdDecompress;
+  if (!make) throw new Error('decoding zstd over node:http needs Node 22.15 or newer (or --client curl)');
+  return make();
+}
+
 async function runClient(): Promise<void> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
   const send = (m: HttpRequest) =>
     new Promise<{ ms: number; status: number; parts: Buffer[]; bytes: number; wire: number }>((resolve, reject) => {
       const t = performance.now();
-      const headers = { Authorization: `Token ${m.token}`, ...(m.gzip ? { 'Accept-Encoding': 'gzip' } : {}) };
+      const headers = { Authorization: `Token ${m.token}`, ...(m.encoding !== 'identity' ? { 'Accept-Encoding': m.encoding } : {}) };
       const req = http.request(m.url, { method: 'GET', agent, headers }, (res) => {
         // The body kept only to be parsed or shown: holding a timed answer of 176 MiB kept
         // this process's collector busy on a core the service needs, as `curl -o
@@ -118,7 +129,8 @@ async function runClient(): Promise<void> {
         let wire = 0;
         let bytes = 0;
         res.on('data', (c: Buffer) => (wire += c.length));
-        const body = res.headers['content-encoding'] === 'gzip' ? res.pipe(zlib.createGunzip({ chunkSize: 1 << 20 })) : res;
+        const coding = res.headers['content-encoding'];
+        const body: NodeJS.ReadableStream = coding === 'gzip' ? res.pipe(zlib.createGunzip({ chunkSize: 1 << 20 })) : coding === 'zstd' ? res.pipe(unzstd()) : res;
         body.on('data', (c: Buffer) => {
           bytes += c.length;
           if (keep) parts.push(c);
@@ -135,13 +147,13 @@ async function runClient(): Promise<void> {
   // process of the machine can read.
   const sendCurl = (m: HttpRequest): Promise<{ ms: number; status: number; wire: number }> =>
     new Promise((resolve, reject) => {
-      const args = ['-s', '-o', '/dev/null', '-w', '%{http_code} %{size_download} %{time_total}', '-H', '@-', ...(m.gzip ? ['--compressed'] : []), m.url];
+      const args = ['-s', '-o', '/dev/null', '-w', '%{http_code} %{size_download} %{time_total}', '-H', '@-', ...(m.encoding !== 'identity' ? ['--compressed'] : []), m.url];
       const child = execFile('curl', args, (err, stdout) => {
         if (err) return reject(err);
         const [status, wire, seconds] = stdout.trim().split(' ').map(Number) as [number, number, number];
         resolve({ ms: seconds * 1000, status, wire });
       });
-      child.stdin?.end(`Authorization: Token ${m.token}\n`);
+      child.stdin?.end(`Authorization: Token ${m.token}\n${m.encoding === 'gzip' ? 'Accept-Encoding: gzip\n' : ''}`);
     });
   await new Promise<void>((resolve) => {
     process.on('message', (m: 'stop' | ({ id: number } & HttpRequest) | { id: number; push: PushBenchOptions }) => {
@@ -158,7 +170,7 @@ async function runClient(): Promise<void> {
           if (m.curl && !m.parse) {
             const { ms, status, wire } = await sendCurl(m);
             // Bytes decoded are not in curl's report: those of the untimed requests stand (NaN).
-            if (status === 200) return process.send?.({ id: m.id, ms, bytes: m.gzip ? NaN : wire, wire, rows: 0 });
+            if (status === 200) return process.send?.({ id: m.id, ms, bytes: m.encoding !== 'identity' ? NaN : wire, wire, rows: 0 });
             // The error's text, asked again.
           }
           const { ms, status, parts, bytes, wire } = await send(m);

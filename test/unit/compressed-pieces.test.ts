@@ -1,10 +1,17 @@
-// An answer's pieces as one gzip member made of each piece's own deflate stream
-// (api/http/compressed-pieces.ts): what a client decompresses is the pieces' text, in
-// order, its CRC and length checked by the decompressor.
+// An answer's pieces as one gzip member made of each piece's own deflate stream, or as
+// zstd frames one after the other (api/http/compressed-pieces.ts): what a client
+// decompresses is the pieces' text, in order, a gzip CRC and length checked by the
+// decompressor.
 import { expect } from 'chai';
 import zlib from 'node:zlib';
-import { COMMA, compressInBackground, compressionIdle, crc32Combine, gzipBuffers, Piece, rawBuffers } from '../../api/http/compressed-pieces.ts';
+import { Zstd } from '@hpcc-js/wasm-zstd';
+import { CLOSE, COMMA, OPEN, compressInBackground, compressionIdle, crc32Combine, gzipBuffers, Piece, rawBuffers, zstdBuffers } from '../../api/http/compressed-pieces.ts';
+import { rawFrame, zstdFrames } from '../../api/http/zstd.ts';
 import { rng } from '../../ingest/synthetic/market.ts';
+
+type Unzstd = (b: Buffer) => Buffer;
+/** Node's own zstd decoder where it has one (22.15 and newer), besides the WebAssembly one. */
+const nativeUnzstd = (zlib as unknown as { zstdDecompressSync?: Unzstd }).zstdDecompressSync;
 
 describe('compressed pieces', () => {
   const random = rng(7);
@@ -40,17 +47,17 @@ describe('compressed pieces', () => {
     expect(zlib.gunzipSync(stored).equals(joined)).to.equal(true);
     expect(stored.length).to.be.greaterThan(joined.length);
     let done = 0;
-    await new Promise<void>((resolve) => compressInBackground(pieces, () => true, () => resolve(void done++)));
+    await new Promise<void>((resolve) => compressInBackground(pieces, 'gzip', () => true, () => resolve(void done++)));
     expect(done).to.equal(1);
     expect(pieces.every((p) => p.isDeflated)).to.equal(true);
     const compressed = Buffer.concat(gzipBuffers(pieces));
     expect(zlib.gunzipSync(compressed).equals(joined)).to.equal(true);
     expect(compressed.length).to.be.lessThan(joined.length / 2);
-    compressInBackground(pieces, () => true, () => done++);
+    compressInBackground(pieces, 'gzip', () => true, () => done++);
     expect(done).to.equal(1);
     // Pieces no longer kept are left as they are.
     const dropped = [new Piece(text(10)), new Piece(text(10))];
-    compressInBackground(dropped, () => false, () => done++);
+    compressInBackground(dropped, 'gzip', () => false, () => done++);
     await compressionIdle();
     expect(dropped.some((p) => p.isDeflated)).to.equal(false);
     expect(done).to.equal(1);
@@ -85,5 +92,49 @@ describe('compressed pieces', () => {
     const apart = rawBuffers([new Piece(other.subarray(0, 7)), COMMA, new Piece(other.subarray(8))]);
     expect(Buffer.concat(apart).toString()).to.equal('{"a":1},{"b":2}');
     expect(apart.length).to.equal(3);
+  });
+
+  describe('as zstd frames', () => {
+    let unzstd: Unzstd[] = [];
+    before(async () => {
+      const wasm = await Zstd.load();
+      unzstd = [(b) => Buffer.from(wasm.decompress(b)), ...(nativeUnzstd ? [nativeUnzstd] : [])];
+    });
+    const decodesTo = (frames: Buffer[], text: Buffer) => {
+      for (const d of unzstd) expect(d(Buffer.concat(frames)).equals(text)).to.equal(true);
+    };
+
+    it('frames text as raw blocks, empty and over a block too', () => {
+      for (const t of [Buffer.alloc(0), Buffer.from(','), text(2), Buffer.alloc(300_000, 'x'), Buffer.alloc(1 << 17, 'y')]) decodesTo(rawFrame(t), t);
+    });
+
+    it('compresses each text into a frame of its own, on the zlib of Node or in the helper thread', async () => {
+      const texts = [text(1), Buffer.alloc(0), text(3000), Buffer.alloc(200_000, 'z')];
+      for (const viaThread of [false, true]) {
+        const frames = await zstdFrames(texts, viaThread);
+        expect(frames.length).to.equal(texts.length);
+        frames.forEach((f, i) => decodesTo([f], texts[i]!));
+        expect(frames[2]!.length).to.be.lessThan(texts[2]!.length * 0.75);
+      }
+    });
+
+    it('decodes to the pieces joined, whichever were compressed, a compressed piece after a comma sent with it as one buffer', async () => {
+      const pieces = [OPEN, new Piece(text(2)), COMMA, new Piece(Buffer.alloc(0)), new Piece(text(3000)), COMMA, new Piece(text(40)), COMMA, COMMA, new Piece(text(1)), CLOSE];
+      const joined = Buffer.concat(pieces.map((p) => p.raw));
+      const plain = zstdBuffers(pieces);
+      decodesTo(plain, joined);
+      expect(Buffer.concat(plain).length).to.be.greaterThan(joined.length);
+      let done = 0;
+      await new Promise<void>((resolve) => compressInBackground(pieces, 'zstd', () => true, () => resolve(void done++)));
+      expect(done).to.equal(1);
+      expect(pieces.filter((p) => p.raw.length > 0).every((p) => p.isCompressed('zstd'))).to.equal(true);
+      // The gzip forms are another matter: not made.
+      expect(pieces[4]!.isDeflated).to.equal(false);
+      const compressed = zstdBuffers(pieces);
+      decodesTo(compressed, joined);
+      expect(Buffer.concat(compressed).length).to.be.lessThan(joined.length * 0.75);
+      // "[", the first piece, then each piece with the comma before it, the doubled comma, the last piece with its comma, "]".
+      expect(compressed.length).to.equal(7);
+    });
   });
 });

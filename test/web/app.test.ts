@@ -23,6 +23,7 @@ import { axeViolations, launch, newPage, screenshot, signIn, type Problems } fro
 const D0 = Date.UTC(2026, 1, 2, 8, 0);
 const D1 = D0 + 3 * 3600_000;
 const SHOWN = { start: new Date(D0).toISOString(), end: new Date(D0 + 2 * 3600_000).toISOString() };
+const REPORTED_DAY = { time_start: new Date(Date.UTC(2026, 1, 2)).toISOString(), time_end: new Date(Date.UTC(2026, 1, 3)).toISOString() };
 
 /** A port nobody listens on now, for a server that must know its address before it starts. */
 const freePort = () =>
@@ -88,6 +89,12 @@ describe('web app (/app/) in Chromium', function () {
     );
     // The market maker signs in with two factors.
     const makerToken = await login(w.users.maker.email, w.password);
+    // A day of reported volume, for the market-maker summary asked in a browser below.
+    const pushed = await call('POST', '/v2/organizations/reported-metrics/', {
+      token: makerToken,
+      json: ['volume/volume', 'depth/bid_10bps'].map((metric, i) => ({ organization: w.mm, asset: w.asset, exchange: w.ex, pair: spot, metric, interval: '1d', timestamp: REPORTED_DAY.time_start, value: 1000 + i })),
+    });
+    expect(pushed.status, pushed.text).to.equal(202);
     const setup = await call('POST', '/v1/totp/setup/', { token: makerToken, json: { password: w.password } });
     makerSecret = setup.body.secret;
     const confirm = await call('POST', '/v1/totp/confirm/', { token: makerToken, json: { code: await totpCode(makerSecret, Date.now()) } });
@@ -268,6 +275,25 @@ describe('web app (/app/) in Chromium', function () {
     await page.waitForFunction(() => !document.querySelector('[role="status"]'));
     expect(await axeViolations(page)).to.deep.equal([]);
     await screenshot(page, 'market-makers');
+    // A market-maker summary asked again once its pieces are compressed comes as zstd frames
+    // one after the other (Chromium accepts zstd), decoded by Chromium to the same rows.
+    const summaryUrl = `${base}/v2/organizations/market-maker-metrics/summary/?${new URLSearchParams({ ...REPORTED_DAY, interval: '1d', bps: '10' })}`;
+    let plainSummary = await call('GET', summaryUrl.slice(base.length), { token });
+    // The reported values come through Kafka.
+    await waitFor('the reported day', async () => (plainSummary = await call('GET', summaryUrl.slice(base.length), { token })).body.length > 0, 60_000);
+    const inBrowser = await page.evaluate(
+      async ([url, t]) => {
+        for (let i = 0; i < 50; i++) {
+          const r = await fetch(url, { headers: { Authorization: `Token ${t}` } });
+          const rows: unknown = await r.json();
+          if (r.headers.get('Content-Encoding') === 'zstd') return rows;
+          await new Promise((resolve) => setTimeout(resolve, 100));
+        }
+        return 'never zstd';
+      },
+      [summaryUrl, token] as const,
+    );
+    expect(inBrowser).to.deep.equal(plainSummary.body);
 
     await page.getByRole('link', { name: 'Loans' }).click();
     await page.getByRole('link', { name: `#${made.loan} ${w.asset}` }).click();

@@ -14,7 +14,7 @@ import { DEFAULT_TOLERANCE_PCT, differencePctPacked, overstatedPacked } from '..
 import { validators } from '../market/schemas.ts';
 import { parseMmRequest, type MmRequest } from './request.ts';
 import type { MmHandler, MmServices } from './services.ts';
-import { sendPieces, wantsGzip, type Piece } from '../../http/compressed-pieces.ts';
+import { answerEncoding, sendPieces, type Encoding, type Piece } from '../../http/compressed-pieces.ts';
 import { addText, answerCells, cellFinder, sealedAnswer, type Texts } from './sealed-answer.ts';
 import { KIND, RowPacker } from './row-text.ts';
 import { writeRowText } from './row-text-threads.ts';
@@ -40,8 +40,8 @@ export const reconciliation: MmHandler = (s) => async (ctx, raw) => {
   const tolerance = req.params.tolerance_pct ?? DEFAULT_TOLERANCE_PCT;
   const metrics = reconciledMetrics(req.levels);
   if (!out.csv) {
-    const gzip = wantsGzip(ctx);
-    sendPieces(ctx, await reconciliationJson(s, req, tolerance, metrics, gzip), gzip);
+    const encoding = answerEncoding(ctx);
+    sendPieces(ctx, await reconciliationJson(s, req, tolerance, metrics, encoding), encoding);
     return;
   }
   const found = await reconcile(s.readings, req, s.deps.config.latenessMs);
@@ -83,7 +83,7 @@ export const reconciliation: MmHandler = (s) => async (ctx, raw) => {
 };
 
 /** The answer's JSON text, as JSON.stringify writes the rows (from packed rows: row-text.ts), sealed blocks' text kept between requests. */
-async function reconciliationJson(s: MmServices, req: MmRequest, tolerance: number, metrics: string[], gzip: boolean): Promise<Piece[]> {
+async function reconciliationJson(s: MmServices, req: MmRequest, tolerance: number, metrics: string[], encoding: Encoding | undefined): Promise<Piece[]> {
   const w = req.window;
   const cells = answerCells(req);
   const names = ['tolerance_pct', 'flag', 'flagged', ...metrics.flatMap((m) => [`${m}_reported`, `${m}_trusted`, `${m}_diff_pct`, `${m}_flag`])];
@@ -100,7 +100,7 @@ async function reconciliationJson(s: MmServices, req: MmRequest, tolerance: numb
     groups.forEach(([cell, b], g) => addText(texts, cell, b, written.group(g)));
     return texts;
   };
-  return sealedAnswer(s, req, { cache: s.caches.reconciliation, variant: `reconciliation|${req.levels.join(',')}|${tolerance}`, cells, compute, gzip });
+  return sealedAnswer(s, req, { cache: s.caches.reconciliation, variant: `reconciliation|${req.levels.join(',')}|${tolerance}`, cells, compute, encoding });
 }
 
 /** Metrics a row's flagged set is kept as a number for (one bit each, exact in a double). */

@@ -3,10 +3,11 @@
 // buckets of one day in the window's zone that are all sealed or all not), the text of its
 // rows. The text of a sealed block, and of the open one for its end's minute, is kept
 // between requests (sealed-rows.ts) with the write count of its hours and used while that
-// count stands; the other blocks are read and written anew, all in one read. The pieces are sent as they are, or gzipped piece by piece
-// (api/http/compressed-pieces.ts) with kept pieces compressed once.
+// count stands; the other blocks are read and written anew, all in one read. The pieces
+// are sent as they are, or compressed piece by piece (zstd or gzip:
+// api/http/compressed-pieces.ts), kept pieces compressed once.
 import { DateTime } from 'luxon';
-import { COMMA, CLOSE, OPEN, Piece, compressInBackground } from '../../http/compressed-pieces.ts';
+import { COMMA, CLOSE, OPEN, Piece, compressInBackground, type Encoding } from '../../http/compressed-pieces.ts';
 import { bucketsOf, mergeRanges, planBuckets, sealedBefore, type Range } from '../../../domain/market/window.ts';
 import type { Pair } from '../../../domain/reference/repository.ts';
 import { presentOrganization } from '../../presenters.ts';
@@ -87,12 +88,12 @@ function blocksOf(w: MmRequest['window'], sealed: number): Block[] {
  * write counts stand, the rest from `compute` (given a request narrowed to those blocks'
  * ranges), which writes each cell's rows of each bucket. `variant` names what else the text
  * depends on (endpoint, levels, parameters). `a` (one bucket over the window) is computed
- * whole. With `gzip`, kept pieces not compressed yet are, after the answer.
+ * whole. With an `encoding`, kept pieces not compressed into it yet are, after the answer.
  */
 export async function sealedAnswer(
   s: MmServices,
   req: MmRequest,
-  opts: { cache: SealedRowsCache; variant: string; cells: AnswerCell[]; compute: (part: MmRequest) => Promise<Texts>; gzip: boolean },
+  opts: { cache: SealedRowsCache; variant: string; cells: AnswerCell[]; compute: (part: MmRequest) => Promise<Texts>; encoding: Encoding | undefined },
 ): Promise<Piece[]> {
   const w = req.window;
   const { cache, cells } = opts;
@@ -179,7 +180,8 @@ export async function sealedAnswer(
   cache.hits += found;
   cache.misses += keepable.length - found;
   // Kept pieces sent uncompressed this time are compressed for the next requests.
-  if (opts.gzip) for (const [bk, texts] of kept) compressInBackground(texts.values(), () => cache.has(keyOf(bk)), () => cache.recount(keyOf(bk)));
+  const encoding = opts.encoding;
+  if (encoding) for (const [bk, texts] of kept) compressInBackground(texts.values(), encoding, () => cache.has(keyOf(bk)), () => cache.recount(keyOf(bk)));
   return assemble(cells, kept, fresh, blocks[0]);
 }
 

@@ -6,7 +6,7 @@
 // (market_writes, all the sources together: trusted, reported, book, trade) and used while
 // that count stands, as the market caches keep theirs (api/market-caches/sealing.ts); the
 // text of a market maker and pair is the same for every caller who sees it, so callers
-// share it. A piece is compressed once, after a client that takes gzip first gets it
+// share it. A piece is compressed once per encoding (zstd, gzip), after a client that takes it first gets it
 // (api/http/compressed-pieces.ts), and kept so. One MarketMakerCaches per API's
 // dependencies (ApiDeps.marketMakerCaches).
 import { ByteLru } from '../../market-caches/sealing.ts';

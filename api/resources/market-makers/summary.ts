@@ -14,7 +14,7 @@ import { validators } from '../market/schemas.ts';
 import { INTERVALS } from '../../../domain/market/facts.ts';
 import { depthNames, parseMmRequest, type MmRequest } from './request.ts';
 import type { MmHandler, MmServices } from './services.ts';
-import { sendPieces, wantsGzip, type Piece } from '../../http/compressed-pieces.ts';
+import { answerEncoding, sendPieces, type Encoding, type Piece } from '../../http/compressed-pieces.ts';
 import { addText, answerCells, cellFinder, sealedAnswer, type Texts } from './sealed-answer.ts';
 import { KIND, RowPacker } from './row-text.ts';
 import { writeRowText } from './row-text-threads.ts';
@@ -28,8 +28,8 @@ export const summary: MmHandler = (s) => async (ctx, raw) => {
   const req = await parseMmRequest(s.deps, ctx, raw, { validate: validators.any, intervals: INTERVALS });
   const shape = shapeOf(req);
   if (!out.csv) {
-    const gzip = wantsGzip(ctx);
-    sendPieces(ctx, await summaryJson(s, req, shape, gzip), gzip);
+    const encoding = answerEncoding(ctx);
+    sendPieces(ctx, await summaryJson(s, req, shape, encoding), encoding);
     return;
   }
   const { cells, market } = await s.readings.values(req, WANT);
@@ -96,7 +96,7 @@ function rowsOf(c: Cell, whole: Values | undefined, levels: number): Scalar[][] 
 }
 
 /** The answer's JSON text: sealed blocks' text kept between requests (sealed-answer.ts). */
-async function summaryJson(s: MmServices, req: MmRequest, shape: Shape, gzip: boolean): Promise<Piece[]> {
+async function summaryJson(s: MmServices, req: MmRequest, shape: Shape, encoding: Encoding | undefined): Promise<Piece[]> {
   const w = req.window;
   const cells = answerCells(req);
   const n = shape.levels;
@@ -145,5 +145,5 @@ async function summaryJson(s: MmServices, req: MmRequest, shape: Shape, gzip: bo
     groups.forEach(([cell, b], g) => addText(texts, cell, b, written.group(g)));
     return texts;
   };
-  return sealedAnswer(s, req, { cache: s.caches.summary, variant: `summary|${req.levels.join(',')}`, cells, compute, gzip });
+  return sealedAnswer(s, req, { cache: s.caches.summary, variant: `summary|${req.levels.join(',')}`, cells, compute, encoding });
 }
