@@ -161,10 +161,6 @@ export class Piece {
     return (encoding === 'zstd' ? this.zstdValue : this.deflatedValue) !== undefined;
   }
 
-  get isDeflated(): boolean {
-    return this.deflatedValue !== undefined;
-  }
-
   /** Bytes held: raw and the compressed forms made. */
   get bytes(): number {
     return this.raw.length + (this.deflatedValue?.length ?? 0) + (this.zstdValue?.length ?? 0);

@@ -49,7 +49,7 @@ describe('compressed pieces', () => {
     let done = 0;
     await new Promise<void>((resolve) => compressInBackground(pieces, 'gzip', () => true, () => resolve(void done++)));
     expect(done).to.equal(1);
-    expect(pieces.every((p) => p.isDeflated)).to.equal(true);
+    expect(pieces.every((p) => p.isCompressed('gzip'))).to.equal(true);
     const compressed = Buffer.concat(gzipBuffers(pieces));
     expect(zlib.gunzipSync(compressed).equals(joined)).to.equal(true);
     expect(compressed.length).to.be.lessThan(joined.length / 2);
@@ -59,7 +59,7 @@ describe('compressed pieces', () => {
     const dropped = [new Piece(text(10)), new Piece(text(10))];
     compressInBackground(dropped, 'gzip', () => false, () => done++);
     await compressionIdle();
-    expect(dropped.some((p) => p.isDeflated)).to.equal(false);
+    expect(dropped.some((p) => p.isCompressed('gzip'))).to.equal(false);
     expect(done).to.equal(1);
   });
 
@@ -129,7 +129,7 @@ describe('compressed pieces', () => {
       expect(done).to.equal(1);
       expect(pieces.filter((p) => p.raw.length > 0).every((p) => p.isCompressed('zstd'))).to.equal(true);
       // The gzip forms are another matter: not made.
-      expect(pieces[4]!.isDeflated).to.equal(false);
+      expect(pieces[4]!.isCompressed('gzip')).to.equal(false);
       const compressed = zstdBuffers(pieces);
       decodesTo(compressed, joined);
       expect(Buffer.concat(compressed).length).to.be.lessThan(joined.length * 0.75);
