@@ -1,13 +1,14 @@
 // The helper thread of zstd.ts: compresses each text of a batch into a frame of its own.
 import { parentPort } from 'node:worker_threads';
 import { Zstd } from '@hpcc-js/wasm-zstd';
-import { ZSTD_LEVEL, type ZstdBatch, type ZstdReply } from './zstd.ts';
+import type { HelperReply } from '../../lib/helper-thread.ts';
+import { ZSTD_LEVEL, type ZstdBatch } from './zstd.ts';
 
 const port = parentPort!;
 // Listening at once: a batch sent while the WebAssembly is compiled waits for it.
 const loading = Zstd.load();
-port.on('message', async ({ id, bytes, ends }: ZstdBatch) => {
-  let reply: ZstdReply;
+port.on('message', async ({ id, bytes, ends }: ZstdBatch & { id: number }) => {
+  let reply: HelperReply<ZstdBatch>;
   let transfer: ArrayBuffer[] = [];
   try {
     const zstd = await loading;

@@ -7,7 +7,7 @@
 // zstd built to WebAssembly (@hpcc-js/wasm-zstd), started at the first need, sent pieces
 // in batches (a message per piece cost more than compressing it).
 import zlib from 'node:zlib';
-import { Worker } from 'node:worker_threads';
+import { HelperThread } from '../../lib/helper-thread.ts';
 
 /** One of zstd's fast levels: literals left uncompressed decode as copies, sooner than level 1's output, for a third more bytes (docs/benchmarks.md). */
 export const ZSTD_LEVEL = -1;
@@ -45,68 +45,34 @@ function compressNative(fn: NativeZstd, raw: Buffer): Promise<Buffer> {
 }
 
 export interface ZstdBatch {
-  id: number;
   /** The texts one after the other. */
   bytes: Uint8Array;
   /** Where each text ends in `bytes`. */
   ends: Uint32Array;
 }
 
-export type ZstdReply = ZstdBatch | { id: number; error: string };
-
 const ENTRY = new URL('./zstd-thread.mjs', import.meta.url);
 
-class Helper {
-  private worker: Worker | undefined;
-  private seq = 0;
-  private readonly waiting = new Map<number, { resolve: (r: ZstdBatch) => void; reject: (e: Error) => void }>();
-
-  private start(): Worker {
-    const worker = new Worker(ENTRY);
-    worker.on('message', (r: ZstdReply) => {
-      const w = this.waiting.get(r.id);
-      this.waiting.delete(r.id);
-      if ('error' in r) w?.reject(new Error(r.error));
-      else w?.resolve(r);
-    });
-    const gone = (e: Error) => {
-      if (this.worker === worker) this.worker = undefined;
-      for (const w of this.waiting.values()) w.reject(e);
-      this.waiting.clear();
-    };
-    worker.on('error', gone);
-    worker.on('exit', (code) => gone(new Error(`zstd thread exited (${code})`)));
-    // Background work must not keep the process alive; after the listeners, as adding one refs it again.
-    worker.unref();
-    return worker;
+/** Each text as a frame in the helper thread, sent and answered as one batch. */
+async function compressInThread(thread: HelperThread<ZstdBatch, ZstdBatch>, raws: readonly Uint8Array[]): Promise<Buffer[]> {
+  const ends = new Uint32Array(raws.length);
+  const bytes = new Uint8Array(raws.reduce((n, r) => n + r.length, 0));
+  let at = 0;
+  raws.forEach((r, i) => {
+    bytes.set(r, at);
+    ends[i] = at += r.length;
+  });
+  const r = await thread.call({ bytes, ends }, [bytes.buffer, ends.buffer]);
+  const frames: Buffer[] = [];
+  let from = 0;
+  for (const end of r.ends) {
+    frames.push(Buffer.from(r.bytes.buffer, r.bytes.byteOffset + from, end - from));
+    from = end;
   }
-
-  compress(raws: readonly Uint8Array[]): Promise<Buffer[]> {
-    const worker = (this.worker ??= this.start());
-    const ends = new Uint32Array(raws.length);
-    const bytes = new Uint8Array(raws.reduce((n, r) => n + r.length, 0));
-    let at = 0;
-    raws.forEach((r, i) => {
-      bytes.set(r, at);
-      ends[i] = at += r.length;
-    });
-    const id = ++this.seq;
-    return new Promise<ZstdBatch>((resolve, reject) => {
-      this.waiting.set(id, { resolve, reject });
-      worker.postMessage({ id, bytes, ends } satisfies ZstdBatch, [bytes.buffer, ends.buffer]);
-    }).then((r) => {
-      const frames: Buffer[] = [];
-      let from = 0;
-      for (const end of r.ends) {
-        frames.push(Buffer.from(r.bytes.buffer, r.bytes.byteOffset + from, end - from));
-        from = end;
-      }
-      return frames;
-    });
-  }
+  return frames;
 }
 
-let helper: Helper | undefined;
+let thread: HelperThread<ZstdBatch, ZstdBatch> | undefined;
 
 /** Each text as one zstd frame, in order; `viaThread` forces the helper thread (tests of older Node's path). */
 export async function zstdFrames(raws: readonly Buffer[], viaThread = false): Promise<Buffer[]> {
@@ -115,5 +81,5 @@ export async function zstdFrames(raws: readonly Buffer[], viaThread = false): Pr
     for (const r of raws) out.push(await compressNative(native, r));
     return out;
   }
-  return (helper ??= new Helper()).compress(raws);
+  return compressInThread((thread ??= new HelperThread(ENTRY, 'zstd thread')), raws);
 }

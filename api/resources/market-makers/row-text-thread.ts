@@ -1,11 +1,12 @@
 // The helper thread of row-text-threads.ts: writes the groups of packed rows it is sent.
 import { parentPort } from 'node:worker_threads';
-import { writeGroups, type PackedRows } from './row-text.ts';
-import type { RowTextReply, RowTextRequest } from './row-text-threads.ts';
+import { writeGroups, type PackedRows, type WrittenGroups } from './row-text.ts';
+import type { HelperReply } from '../../../lib/helper-thread.ts';
+import type { RowTextRequest } from './row-text-threads.ts';
 
 const port = parentPort!;
-port.on('message', ({ id, rows }: RowTextRequest) => {
-  let reply: RowTextReply;
+port.on('message', ({ id, rows }: RowTextRequest & { id: number }) => {
+  let reply: HelperReply<WrittenGroups>;
   let transfer: ArrayBuffer[] = [];
   try {
     const { bytes, ends } = writeGroups(rows as PackedRows);
@@ -16,4 +17,4 @@ port.on('message', ({ id, rows }: RowTextRequest) => {
   }
   port.postMessage(reply, transfer);
 });
-port.postMessage({ ready: true } satisfies RowTextReply);
+port.postMessage({ ready: true } satisfies HelperReply<WrittenGroups>);

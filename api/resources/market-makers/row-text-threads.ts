@@ -5,15 +5,12 @@
 // the API starts (or at the first answer); while it is not ready, or if it fails, the
 // caller's thread writes everything: an answer never waits for the helper to come back.
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { Worker } from 'node:worker_threads';
+import { HelperThread } from '../../../lib/helper-thread.ts';
 import { encodeTables, writeGroups, type PackedRows, type WrittenGroups } from './row-text.ts';
 
 export interface RowTextRequest {
-  id: number;
   rows: PackedRows;
 }
-
-export type RowTextReply = { id: number; bytes: Uint8Array; ends: Uint32Array } | { id: number; error: string } | { ready: true };
 
 /** Fewer rows than this are written on the caller's thread alone: the hand-over costs more than it saves. */
 const HELPER_MIN_ROWS = 2000;
@@ -28,63 +25,22 @@ export interface WrittenText {
   group(g: number): Uint8Array;
 }
 
-class Helper {
-  private worker: Worker | undefined;
-  private ready = false;
-  private seq = 0;
-  private readonly waiting = new Map<number, { resolve: (w: WrittenGroups) => void; reject: (e: Error) => void }>();
+const thread = new HelperThread<RowTextRequest, WrittenGroups>(ENTRY, 'row text thread');
 
-  start(): void {
-    if (this.worker) return;
-    const worker = new Worker(ENTRY);
-    this.worker = worker;
-    this.ready = false;
-    // Its work is always awaited by a request, which keeps the process alive.
-    worker.unref();
-    worker.on('message', (r: RowTextReply) => {
-      if ('ready' in r) {
-        if (this.worker === worker) this.ready = true;
-        return;
-      }
-      const w = this.waiting.get(r.id);
-      this.waiting.delete(r.id);
-      if ('error' in r) w?.reject(new Error(r.error));
-      else w?.resolve({ bytes: r.bytes, ends: r.ends });
-    });
-    const gone = (e: Error) => {
-      if (this.worker === worker) {
-        this.worker = undefined;
-        this.ready = false;
-      }
-      for (const w of this.waiting.values()) w.reject(e);
-      this.waiting.clear();
-    };
-    worker.on('error', gone);
-    worker.on('exit', (code) => gone(new Error(`row text thread exited (${code})`)));
-  }
-
-  /** Writes the rows `part` makes in the helper; undefined, nothing made, when it is not ready (started now if gone). */
-  write(part: () => PackedRows): Promise<WrittenGroups> | undefined {
-    if (!this.worker) this.start();
-    if (!this.ready) return undefined;
-    const worker = this.worker!;
-    const rows = part();
-    const id = ++this.seq;
-    return new Promise<WrittenGroups>((resolve, reject) => {
-      this.waiting.set(id, { resolve, reject });
-      worker.postMessage({ id, rows } satisfies RowTextRequest, [rows.rows.buffer as ArrayBuffer]);
-    });
-  }
+/** Writes the rows `part` makes in the helper thread; undefined, nothing made, when it is not ready (started now if gone). */
+function writeInThread(part: () => PackedRows): Promise<WrittenGroups> | undefined {
+  thread.start();
+  if (!thread.ready) return undefined;
+  const rows = part();
+  return thread.call({ rows }, [rows.rows.buffer as ArrayBuffer]);
 }
-
-const helper = new Helper();
 
 /** Rows the helper thread has written, for the benchmark and the tests to see it at work. */
 export const rowTextHelped = { rows: 0 };
 
 /** Starts the helper thread, so that the first answer finds it ready. */
 export function startRowTextHelper(): void {
-  helper.start();
+  thread.start();
 }
 
 /** Groups [from, to) of `p` as packed rows of their own, their numbers copied (to be handed over). */
@@ -122,7 +78,7 @@ export async function writeRowText(p: PackedRows): Promise<WrittenText> {
     while (split < groups && p.groupEnds[split]! < rows / 2) split++;
     split = Math.min(groups, split + 1);
   }
-  const away = split < groups ? helper.write(() => partOf(p, split, groups)) : undefined;
+  const away = split < groups ? writeInThread(() => partOf(p, split, groups)) : undefined;
   if (!away) split = groups;
   const here = await writeHere(p, 0, split);
   let there: WrittenGroups[] = [];
