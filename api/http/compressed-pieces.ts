@@ -8,6 +8,10 @@
 // tens of MiB of text: compressed per request it took seconds (zlib and brotli run at tens
 // of MB/s here), while the pieces of sealed buckets are the same for every request.
 //
+// A run of pieces (a market maker's pair's sealed days, one after the other in every answer
+// that holds them) is compressed as one zstd frame as well: a client decodes each frame at
+// a cost of its own (a month is 30,000 pieces), and rows in one frame share their keys.
+//
 // An answer mostly not compressed yet goes as plain text, the rest of pieces not compressed
 // as they are, framed (stored deflate blocks, raw zstd blocks), so an answer never waits for
 // compression; compressInBackground then compresses kept pieces off the main thread, a batch
@@ -49,11 +53,14 @@ const COMPRESSORS: Record<Encoding, (raws: readonly Buffer[]) => Promise<Buffer[
   zstd: (raws) => zstdFrames(raws),
 };
 
-/** Text compressed per hand-over to a compressor: a few milliseconds of work, after which whether the pieces are still kept is asked again. */
+/** Text compressed per hand-over to a compressor (at least): a few milliseconds of work, after which whether the pieces are still kept is asked again. */
 const BATCH_BYTES = 256 * 1024;
 
+/** What is compressed into one form: a piece, or a run of pieces (commas between) into one zstd frame. */
+type Unit = readonly Piece[];
+
 interface Job {
-  pieces: Piece[];
+  units: Unit[];
   encoding: Encoding;
   kept: () => boolean;
   done: () => void;
@@ -62,17 +69,44 @@ interface Job {
 const jobs: Job[] = [];
 let draining: Promise<void> | undefined;
 
+const isDone = (u: Unit, encoding: Encoding) => (u.length === 1 ? u[0]!.isCompressed(encoding) : u[0]!.hasRun(u));
+
+function enqueue(units: Unit[], encoding: Encoding, kept: () => boolean, done: () => void): void {
+  const q = queued[encoding];
+  const todo = units.filter((u) => !isDone(u, encoding) && u[0]!.raw.length > 0 && !q.has(u[0]!));
+  if (todo.length === 0) return;
+  for (const u of todo) q.add(u[0]!);
+  jobs.push({ units: todo, encoding, kept, done });
+  draining ??= drain();
+}
+
 /**
  * Compresses pieces into `encoding`, off the main thread, a batch at a time for the whole
  * process (the other core serves requests), while `kept()` holds (the pieces are still
  * kept), then calls `done` if any was compressed. Pieces already compressed or queued are skipped.
  */
 export function compressInBackground(pieces: Iterable<Piece>, encoding: Encoding, kept: () => boolean, done: () => void): void {
-  const todo = [...pieces].filter((p) => !p.isCompressed(encoding) && p.raw.length > 0 && !queued[encoding].has(p));
-  if (todo.length === 0) return;
-  for (const p of todo) queued[encoding].add(p);
-  jobs.push({ pieces: todo, encoding, kept, done });
-  draining ??= drain();
+  enqueue([...pieces].map((p) => [p]), encoding, kept, done);
+}
+
+/** Compresses each run (two pieces or more, in an answer's order) into one zstd frame, kept by its first piece; as compressInBackground. */
+export function compressRunsInBackground(runs: readonly (readonly Piece[])[], kept: () => boolean, done: () => void): void {
+  enqueue(
+    runs.filter((r) => r.length > 1),
+    'zstd',
+    kept,
+    done,
+  );
+}
+
+/** A run's text: its pieces with a comma between each two. */
+function runText(run: Unit): Buffer {
+  const parts: Buffer[] = [];
+  for (const p of run) {
+    if (parts.length > 0) parts.push(COMMA.raw);
+    parts.push(p.raw);
+  }
+  return Buffer.concat(parts);
 }
 
 async function drain(): Promise<void> {
@@ -82,22 +116,26 @@ async function drain(): Promise<void> {
   for (let job = jobs.shift(); job; job = jobs.shift()) {
     let made = false;
     try {
-      for (let at = 0; at < job.pieces.length && job.kept(); ) {
-        const batch: Piece[] = [];
-        for (let bytes = 0; at < job.pieces.length && (batch.length === 0 || bytes + job.pieces[at]!.raw.length <= BATCH_BYTES); at++) {
-          const p = job.pieces[at]!;
-          if (p.isCompressed(job.encoding)) continue;
-          batch.push(p);
-          bytes += p.raw.length;
+      for (let at = 0; at < job.units.length && job.kept(); ) {
+        const batch: [Unit, Buffer][] = [];
+        for (let bytes = 0; at < job.units.length && bytes < BATCH_BYTES; at++) {
+          const u = job.units[at]!;
+          if (isDone(u, job.encoding)) continue;
+          const text = u.length === 1 ? u[0]!.raw : runText(u);
+          batch.push([u, text]);
+          bytes += text.length;
         }
         if (batch.length === 0) continue;
-        const forms = await COMPRESSORS[job.encoding](batch.map((p) => p.raw));
-        batch.forEach((p, i) => (made = p.setCompressed(job!.encoding, forms[i]!) || made));
+        const forms = await COMPRESSORS[job.encoding](batch.map(([, text]) => text));
+        batch.forEach(([u, text], i) => {
+          const form = forms[i]!;
+          made = (u.length === 1 ? u[0]!.setCompressed(job!.encoding, form) : u[0]!.setRun(u, form, text.length)) || made;
+        });
       }
     } catch {
       // A piece left uncompressed goes as it is, framed: nothing is lost but bytes.
     } finally {
-      for (const p of job.pieces) queued[job.encoding].delete(p);
+      for (const u of job.units) queued[job.encoding].delete(u[0]!);
       if (made) job.done();
     }
   }
@@ -114,10 +152,16 @@ const queued: Record<Encoding, WeakSet<Piece>> = { gzip: new WeakSet(), zstd: ne
 /** A zstd frame of a comma, put before a piece's own frame in its kept form (see `zstdAfterComma`). */
 const COMMA_FRAME = Buffer.concat(rawFrame(Buffer.from(',')));
 
+let pieceCount = 0;
+
 export class Piece {
+  /** Names it in the runs it is part of: a run's frame is sent only for the same pieces. */
+  readonly id = pieceCount++;
   private crcValue: number | undefined;
   private deflatedValue: Buffer | undefined;
   private zstdValue: Buffer | undefined;
+  /** The zstd frame of a run this piece begins (after a comma's frame, as zstdValue), the run's pieces and its text's length. */
+  private runValue: { ids: readonly number[]; frame: Buffer; length: number } | undefined;
 
   constructor(readonly raw: Buffer) {}
 
@@ -157,13 +201,37 @@ export class Piece {
     return this.zstdValue !== undefined ? [this.zstdValue] : [COMMA_FRAME, ...rawFrame(this.raw)];
   }
 
+  /** Keeps the zstd frame of `run` (this piece first, commas between; `length` its text's); whether it was not kept before. */
+  setRun(run: Unit, frame: Buffer, length: number): boolean {
+    if (run[0] !== this || this.hasRun(run)) return false;
+    this.runValue = { ids: run.map((p) => p.id), frame: Buffer.concat([COMMA_FRAME, frame]), length };
+    return true;
+  }
+
+  /** Whether the frame of this run is kept. */
+  hasRun(run: Unit): boolean {
+    const ids = this.runValue?.ids;
+    return ids !== undefined && ids.length === run.length && run.every((p, i) => p.id === ids[i]);
+  }
+
+  /**
+   * The kept run's frame (a comma's frame before it) when `pieces` from `at` (this piece) hold
+   * that run, commas between, and the index of its last piece there.
+   */
+  runIn(pieces: readonly Piece[], at: number): { frame: Buffer; last: number; length: number } | undefined {
+    const r = this.runValue;
+    if (r === undefined) return undefined;
+    for (let k = 1; k < r.ids.length; k++) if (pieces[at + 2 * k - 1] !== COMMA || pieces[at + 2 * k]?.id !== r.ids[k]) return undefined;
+    return { frame: r.frame, last: at + 2 * (r.ids.length - 1), length: r.length };
+  }
+
   isCompressed(encoding: Encoding): boolean {
     return (encoding === 'zstd' ? this.zstdValue : this.deflatedValue) !== undefined;
   }
 
   /** Bytes held: raw and the compressed forms made. */
   get bytes(): number {
-    return this.raw.length + (this.deflatedValue?.length ?? 0) + (this.zstdValue?.length ?? 0);
+    return this.raw.length + (this.deflatedValue?.length ?? 0) + (this.zstdValue?.length ?? 0) + (this.runValue?.frame.length ?? 0);
   }
 }
 
@@ -286,26 +354,44 @@ export function rawBuffers(pieces: readonly Piece[]): Buffer[] {
 }
 
 /**
- * The pieces as zstd frames one after the other. A piece after a comma goes with the
- * comma's frame as one buffer when compressed (its kept form): half as many buffers.
+ * The pieces as zstd frames one after the other: a kept run's frame for its pieces, else
+ * each piece's. A frame after a comma goes with the comma's frame as one buffer when
+ * compressed (its kept form): half as many buffers. `counted` receives the text's bytes and
+ * those sent compressed.
  */
-export function zstdBuffers(pieces: readonly Piece[]): Buffer[] {
+export function zstdBuffers(pieces: readonly Piece[], counted?: { all: number; compressed: number }): Buffer[] {
   const out: Buffer[] = [];
+  let all = 0;
+  let compressed = 0;
   let comma = false;
-  for (const p of pieces) {
+  for (let i = 0; i < pieces.length; i++) {
+    const p = pieces[i]!;
     if (p.raw.length === 0) continue;
-    if (comma) {
-      comma = false;
-      if (p !== COMMA) {
-        for (const b of p.zstdAfterComma()) out.push(b);
-        continue;
-      }
-      for (const b of COMMA.frameNow()) out.push(b);
+    if (p === COMMA) {
+      if (comma) for (const b of COMMA.frameNow()) out.push(b);
+      comma = true;
+      all += 1;
+      compressed += 1;
+      continue;
     }
-    if (p === COMMA) comma = true;
-    else for (const b of p.frameNow()) out.push(b);
+    const run = p.runIn(pieces, i);
+    if (run) {
+      out.push(comma ? run.frame : run.frame.subarray(COMMA_FRAME.length));
+      all += run.length;
+      compressed += run.length;
+      i = run.last;
+    } else {
+      for (const b of comma ? p.zstdAfterComma() : p.frameNow()) out.push(b);
+      all += p.raw.length;
+      if (p.isCompressed('zstd')) compressed += p.raw.length;
+    }
+    comma = false;
   }
   if (comma) for (const b of COMMA.frameNow()) out.push(b);
+  if (counted) {
+    counted.all = all;
+    counted.compressed = compressed;
+  }
   return out;
 }
 
@@ -337,13 +423,13 @@ export function answerEncoding(ctx: Context): Encoding | undefined {
   return zstd ? 'zstd' : gzip ? 'gzip' : undefined;
 }
 
-/** The share of the pieces' text already compressed into `encoding`. */
-function compressedShare(pieces: readonly Piece[], encoding: Encoding): number {
+/** The share of the pieces' text already deflated (zstd's is counted by zstdBuffers, runs and all). */
+function deflatedShare(pieces: readonly Piece[]): number {
   let all = 0;
   let done = 0;
   for (const p of pieces) {
     all += p.raw.length;
-    if (p.isCompressed(encoding)) done += p.raw.length;
+    if (p.isCompressed('gzip')) done += p.raw.length;
   }
   return all === 0 ? 1 : done / all;
 }
@@ -360,9 +446,15 @@ function compressedShare(pieces: readonly Piece[], encoding: Encoding): number {
 export function sendPieces(ctx: Context, pieces: readonly Piece[], encoding: Encoding | undefined, type = 'application/json'): void {
   ctx.type = type;
   ctx.vary('Accept-Encoding');
-  const sent = encoding !== undefined && compressedShare(pieces, encoding) >= 0.5 ? encoding : undefined;
+  let sent: Encoding | undefined;
+  let buffers: Buffer[] | undefined;
+  if (encoding === 'zstd') {
+    const counted = { all: 0, compressed: 0 };
+    const frames = zstdBuffers(pieces, counted);
+    if (counted.compressed >= counted.all / 2) [sent, buffers] = ['zstd', frames];
+  } else if (encoding === 'gzip' && deflatedShare(pieces) >= 0.5) [sent, buffers] = ['gzip', gzipBuffers(pieces)];
   if (sent) ctx.set('Content-Encoding', sent);
-  const buffers = sent === 'zstd' ? zstdBuffers(pieces) : sent === 'gzip' ? gzipBuffers(pieces) : rawBuffers(pieces);
+  buffers ??= rawBuffers(pieces);
   ctx.status = 200;
   ctx.length = buffers.reduce((n, b) => n + b.length, 0);
   ctx.respond = false;

@@ -21,6 +21,7 @@ import zlib from 'node:zlib';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Zstd } from '@hpcc-js/wasm-zstd';
+import { zstdFrameCount } from '../support/zstd-frames.ts';
 import { startApi, type RunningApi } from '../../api/server.ts';
 import { MarketMakerCaches } from '../../api/resources/market-makers/sealed-rows.ts';
 import { loadHistory } from '../../bench/market-makers/load.ts';
@@ -262,6 +263,22 @@ describe('market-maker answers, recorded: the four endpoints on fixed data at a 
       expect(r.body.length, accepted).to.be.lessThan(plain.body.length * 0.75);
     }
     expect((await get('br')).encoding).to.equal(undefined);
+    // In zstd, a market maker's pair's sealed days go as one frame (two with the comma
+    // before it), not a frame per day.
+    const rows = JSON.parse(plain.body.toString()) as { organization: { slug: string }; asset: string; exchange: string; pair: string; timestamp: string }[];
+    const cells = new Set(rows.map((r) => [r.organization.slug, r.asset, r.exchange, r.pair].join('|'))).size;
+    const days = new Set(rows.map((r) => r.timestamp.slice(0, 10))).size;
+    expect(days).to.equal(7);
+    const frames = 2 + 2 * cells - 1;
+    let zstd = await get('zstd');
+    // Runs are compressed in the background, a batch at a time.
+    for (let i = 0; i < 50 && zstdFrameCount(zstd.body) !== frames; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      zstd = await get('zstd');
+    }
+    expect(zstd.encoding).to.equal('zstd');
+    expect(zstdFrameCount(zstd.body)).to.equal(frames);
+    expect(decode.zstd(zstd.body).equals(plain.body)).to.equal(true);
   });
 
   // Last: it writes into the history.

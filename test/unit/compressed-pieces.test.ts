@@ -5,7 +5,7 @@
 import { expect } from 'chai';
 import zlib from 'node:zlib';
 import { Zstd } from '@hpcc-js/wasm-zstd';
-import { CLOSE, COMMA, OPEN, compressInBackground, compressionIdle, crc32Combine, gzipBuffers, Piece, rawBuffers, zstdBuffers } from '../../api/http/compressed-pieces.ts';
+import { CLOSE, COMMA, OPEN, compressInBackground, compressRunsInBackground, compressionIdle, crc32Combine, gzipBuffers, Piece, rawBuffers, zstdBuffers } from '../../api/http/compressed-pieces.ts';
 import { rawFrame, zstdFrames } from '../../api/http/zstd.ts';
 import { rng } from '../../ingest/synthetic/market.ts';
 
@@ -135,6 +135,49 @@ describe('compressed pieces', () => {
       expect(Buffer.concat(compressed).length).to.be.lessThan(joined.length * 0.75);
       // "[", the first piece, then each piece with the comma before it, the doubled comma, the last piece with its comma, "]".
       expect(compressed.length).to.equal(7);
+    });
+
+    it('sends a run compressed as one frame for those pieces only, in their order, and counts what went compressed', async () => {
+      const days = Array.from({ length: 5 }, () => new Piece(text(30)));
+      const open = new Piece(text(3));
+      const answer = (list: Piece[]) => [OPEN, ...list.flatMap((p, i) => (i === 0 ? [p] : [COMMA, p])), CLOSE];
+      const run = days.slice(1);
+      await new Promise<void>((resolve) => compressRunsInBackground([run, [open]], () => true, resolve));
+      // A run of one piece is not one: nothing else was compressed.
+      expect(open.isCompressed('zstd')).to.equal(false);
+      expect(days[1]!.hasRun(run)).to.equal(true);
+      expect(days.some((p) => p.isCompressed('zstd'))).to.equal(false);
+      const counted = { all: 0, compressed: 0 };
+      const pieces = answer([...days, open]);
+      const frames = zstdBuffers(pieces, counted);
+      decodesTo(frames, Buffer.concat(pieces.map((p) => p.raw)));
+      const runText = Buffer.concat(run.flatMap((p, i) => (i === 0 ? [p.raw] : [COMMA.raw, p.raw])));
+      // Compressed: all but the first and the open day.
+      const all = Buffer.concat(pieces.map((p) => p.raw)).length;
+      expect(counted).to.deep.equal({ all, compressed: all - days[0]!.raw.length - open.raw.length });
+      // The run goes as one buffer, with the comma before it.
+      const withComma = Buffer.concat([COMMA.raw, runText]);
+      const isRun = (f: Buffer) => {
+        try {
+          return unzstd[0]!(f).equals(withComma);
+        } catch {
+          return false; // a part of a piece's frame (raw frames are headers and blocks)
+        }
+      };
+      expect(frames.filter(isRun).map((f) => f.length < runText.length * 0.75)).to.deep.equal([true]);
+      // Another piece in its place, a piece missing, or another order: each piece framed alone.
+      for (const other of [[days[1]!, days[2]!, new Piece(days[3]!.raw), days[4]!], [days[1]!, days[2]!, days[4]!], [days[1]!, days[3]!, days[2]!, days[4]!]]) {
+        const c = { all: 0, compressed: 0 };
+        const list = answer(other);
+        decodesTo(zstdBuffers(list, c), Buffer.concat(list.map((p) => p.raw)));
+        expect(c.compressed).to.equal(c.all - Buffer.concat(other.map((p) => p.raw)).length);
+      }
+      // Pieces compressed alone are still sent alone outside the run.
+      await new Promise<void>((resolve) => compressInBackground([days[2]!], 'zstd', () => true, resolve));
+      const c = { all: 0, compressed: 0 };
+      const list = answer([days[2]!, days[3]!]);
+      decodesTo(zstdBuffers(list, c), Buffer.concat(list.map((p) => p.raw)));
+      expect(c.compressed).to.equal(c.all - days[3]!.raw.length);
     });
   });
 });

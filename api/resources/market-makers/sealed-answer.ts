@@ -5,9 +5,11 @@
 // between requests (sealed-rows.ts) with the write count of its hours and used while that
 // count stands; the other blocks are read and written anew, all in one read. The pieces
 // are sent as they are, or compressed piece by piece (zstd or gzip:
-// api/http/compressed-pieces.ts), kept pieces compressed once.
+// api/http/compressed-pieces.ts), kept pieces compressed once; in zstd, a cell's pieces of
+// whole sealed days one after the other are compressed as one run, which answers of the same
+// days send as one frame.
 import { DateTime } from 'luxon';
-import { COMMA, CLOSE, OPEN, Piece, compressInBackground, type Encoding } from '../../http/compressed-pieces.ts';
+import { COMMA, CLOSE, OPEN, Piece, compressInBackground, compressRunsInBackground, type Encoding } from '../../http/compressed-pieces.ts';
 import { bucketsOf, mergeRanges, planBuckets, sealedBefore, type Range } from '../../../domain/market/window.ts';
 import type { Pair } from '../../../domain/reference/repository.ts';
 import { presentOrganization } from '../../presenters.ts';
@@ -121,7 +123,7 @@ export async function sealedAnswer(
     return first;
   };
 
-  if (w.interval === 'a') return assemble(cells, [], [await opts.compute(req)]);
+  if (w.interval === 'a') return assemble(cells, [], [await opts.compute(req)]).pieces;
   const blocks = blocksOf(w, sealedBefore({ latenessMs: s.deps.config.latenessMs, now: s.deps.now }));
   // An open block whose part in the window is one range from its first bucket's start
   // (today's, at `1d`) is kept too, under its end: an end on a minute's start alone, any end
@@ -179,10 +181,24 @@ export async function sealedAnswer(
   }
   cache.hits += found;
   cache.misses += keepable.length - found;
-  // Kept pieces sent uncompressed this time are compressed for the next requests.
+  const { pieces, runs } = assemble(cells, kept, fresh, blocks[0]);
+  // Kept pieces sent uncompressed this time are compressed for the next requests: in zstd,
+  // those of runs as runs only (kept with the run's first block), the others one by one.
   const encoding = opts.encoding;
-  if (encoding) for (const [bk, texts] of kept) compressInBackground(texts.values(), encoding, () => cache.has(keyOf(bk)), () => cache.recount(keyOf(bk)));
-  return assemble(cells, kept, fresh, blocks[0]);
+  if (encoding) {
+    const inRuns = new Set<Piece>();
+    if (encoding === 'zstd') {
+      for (const [bk, rs] of runs) {
+        compressRunsInBackground(rs, () => cache.has(keyOf(bk)), () => cache.recount(keyOf(bk)));
+        for (const r of rs) for (const p of r) inRuns.add(p);
+      }
+    }
+    for (const [bk, texts] of kept) {
+      const alone = [...texts.values()].filter((p) => !inRuns.has(p));
+      compressInBackground(alone, encoding, () => cache.has(keyOf(bk)), () => cache.recount(keyOf(bk)));
+    }
+  }
+  return pieces;
 }
 
 /**
@@ -228,9 +244,15 @@ function blockTexts(texts: Map<number, Buffer> | undefined, bks: readonly Block[
 
 const EMPTY = Buffer.alloc(0);
 
-/** Per cell, kept blocks and fresh buckets in order of their start, between brackets and commas. */
-function assemble(cells: AnswerCell[], kept: [Block, Map<string, Piece>][], fresh: Texts[], firstBlock?: Block): Piece[] {
+/**
+ * Per cell, kept blocks and fresh buckets in order of their start, between brackets and
+ * commas. And the runs: a cell's pieces (not empty) of kept whole sealed blocks, one after
+ * the other in the answer, two or more, by their first block; answers of the same days hold
+ * the same runs, where the first and the open day of a moving window change by the minute.
+ */
+function assemble(cells: AnswerCell[], kept: [Block, Map<string, Piece>][], fresh: Texts[], firstBlock?: Block): { pieces: Piece[]; runs: Map<Block, Piece[][]> } {
   const out: Piece[] = [OPEN];
+  const runs = new Map<Block, Piece[][]>();
   const push = (p: Piece) => {
     if (p.raw.length === 0) return;
     if (out.length > 1) out.push(COMMA);
@@ -243,15 +265,33 @@ function assemble(cells: AnswerCell[], kept: [Block, Map<string, Piece>][], fres
     if (k === undefined) inKept.set(b, (k = kept.some(([bk]) => (bk === firstBlock || b * 1000 >= bk.from) && b * 1000 < bk.to)));
     return k;
   };
+  let run: Piece[] = [];
+  let runStart: Block | undefined;
+  const endRun = () => {
+    if (run.length > 1) {
+      const list = runs.get(runStart!) ?? [];
+      list.push(run);
+      runs.set(runStart!, list);
+    }
+    run = [];
+  };
   for (const cell of cells) {
-    const parts: [number, Piece][] = [];
-    for (const [bk, texts] of kept) parts.push([bk.b, texts.get(cell.key)!]);
-    for (const f of fresh) for (const [b, text] of f.get(cell.key) ?? []) if (!isKept(b)) parts.push([b, new Piece(text)]);
+    const parts: [number, Piece, Block | undefined][] = [];
+    for (const [bk, texts] of kept) parts.push([bk.b, texts.get(cell.key)!, bk]);
+    for (const f of fresh) for (const [b, text] of f.get(cell.key) ?? []) if (!isKept(b)) parts.push([b, new Piece(text), undefined]);
     parts.sort((x, y) => x[0] - y[0]);
-    for (const [, piece] of parts) push(piece);
+    for (const [, piece, bk] of parts) {
+      push(piece);
+      if (piece.raw.length === 0) continue;
+      if (bk?.sealed && bk.whole) {
+        if (run.length === 0) runStart = bk;
+        run.push(piece);
+      } else endRun();
+    }
+    endRun();
   }
   out.push(CLOSE);
-  return out;
+  return { pieces: out, runs };
 }
 
 /**
