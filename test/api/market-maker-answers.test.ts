@@ -24,6 +24,7 @@ import { Zstd } from '@hpcc-js/wasm-zstd';
 import { zstdFrameCount } from '../support/zstd-frames.ts';
 import { startApi, type RunningApi } from '../../api/server.ts';
 import { MarketMakerCaches } from '../../api/resources/market-makers/sealed-rows.ts';
+import { compressionIdle } from '../../api/http/compressed-pieces.ts';
 import { loadHistory } from '../../bench/market-makers/load.ts';
 import { mmWorld } from '../../bench/market-makers/world.ts';
 import { call, login, seed } from '../support/helpers.ts';
@@ -161,6 +162,19 @@ function difference(want: string, got: string, csv: boolean): string | undefined
 
 const fileSafe = (name: string) => name.replace(/[^\w.-]+/g, '_');
 
+/** GET with a token and an Accept-Encoding, the body as sent. */
+function getEncoded(url: URL, token: string, encoding?: string): Promise<{ encoding: string | undefined; vary: string | undefined; body: Buffer }> {
+  return new Promise((resolve, reject) => {
+    http
+      .get(url, { headers: { Authorization: `Token ${token}`, ...(encoding ? { 'Accept-Encoding': encoding } : {}) } }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ encoding: res.headers['content-encoding'], vary: res.headers.vary, body: Buffer.concat(chunks) }));
+      })
+      .on('error', reject);
+  });
+}
+
 describe('market-maker answers, recorded: the four endpoints on fixed data at a fixed clock', function () {
   this.timeout(300_000);
   const world = mmWorld({ pairs: 6, makers: 4 });
@@ -225,16 +239,7 @@ describe('market-maker answers, recorded: the four endpoints on fixed data at a 
 
   it('sends the same text plain, zstd or gzipped: plain until kept pieces are compressed after a first answer to a client taking it, then compressed; zstd unless gzip weighs more', async () => {
     const url = new URL(`${SUMMARY}?${new URLSearchParams({ interval: '1d', bps: '3,15,30', ...WEEK, assets: all[0]!.params.assets! })}`, api.url);
-    const get = (encoding?: string) =>
-      new Promise<{ encoding: string | undefined; vary: string | undefined; body: Buffer }>((resolve, reject) => {
-        http
-          .get(url, { headers: { Authorization: `Token ${tokens.staff}`, ...(encoding ? { 'Accept-Encoding': encoding } : {}) } }, (res) => {
-            const chunks: Buffer[] = [];
-            res.on('data', (c: Buffer) => chunks.push(c));
-            res.on('end', () => resolve({ encoding: res.headers['content-encoding'], vary: res.headers.vary, body: Buffer.concat(chunks) }));
-          })
-          .on('error', reject);
-      });
+    const get = (encoding?: string) => getEncoded(url, tokens.staff, encoding);
     const wasm = await Zstd.load();
     const decode = { gzip: (b: Buffer) => zlib.gunzipSync(b), zstd: (b: Buffer) => Buffer.from(wasm.decompress(b)) };
     const plain = await get();
@@ -279,6 +284,26 @@ describe('market-maker answers, recorded: the four endpoints on fixed data at a 
     expect(zstd.encoding).to.equal('zstd');
     expect(zstdFrameCount(zstd.body)).to.equal(frames);
     expect(decode.zstd(zstd.body).equals(plain.body)).to.equal(true);
+  });
+
+  it('in zstd, answers a moving window compressed at once when the hour moves: a run holds sealed whole days, not the sealed part of today', async () => {
+    const wasm = await Zstd.load();
+    const urlAt = (t: number) => new URL(`${SUMMARY}?${new URLSearchParams({ interval: '1h', time_start: iso(Date.UTC(2026, 5, 8)), time_end: iso(t), assets: all[0]!.params.assets! })}`, moving.url);
+    try {
+      // 10:07:30: today's sealed part is 00:00-10:00; 11:07:30: 00:00-11:00, another piece.
+      for (const t of [Date.UTC(2026, 5, 10, 10, 7, 30), Date.UTC(2026, 5, 10, 11, 7, 30)]) {
+        clock = t;
+        const plain = await getEncoded(urlAt(t), tokens.staff);
+        expect(new Set((JSON.parse(plain.body.toString()) as { timestamp: string }[]).map((r) => r.timestamp.slice(0, 10)))).to.have.property('size', 3);
+        const zstd = await getEncoded(urlAt(t), tokens.staff, 'zstd');
+        expect((zstd.encoding === 'zstd' ? Buffer.from(wasm.decompress(zstd.body)) : zstd.body).equals(plain.body)).to.equal(true);
+        // The first hour: not compressed yet, the text as it is; an hour later the runs of the 8th and 9th sent as they were kept.
+        expect(zstd.encoding, new Date(t).toISOString()).to.equal(t === Date.UTC(2026, 5, 10, 10, 7, 30) ? undefined : 'zstd');
+        await compressionIdle();
+      }
+    } finally {
+      clock = FIXED;
+    }
   });
 
   // Last: it writes into the history.

@@ -54,6 +54,8 @@ interface Block {
   ranges: Range[];
   /** Whether it holds whole buckets only, from the start of its day. */
   whole: boolean;
+  /** Whether it holds its whole day: whole and to the day's end. */
+  day: boolean;
   sealed: boolean;
 }
 
@@ -80,7 +82,11 @@ function blocksOf(w: MmRequest['window'], sealed: number): Block[] {
       last.to = bk.end;
       last.ranges.push(...bk.ranges);
       last.whole &&= whole;
-    } else out.push({ b: Math.floor(bk.start / 1000), from: bk.start, to: bk.end, ranges: [...bk.ranges], whole: whole && bk.start === dayStart, sealed: isSealed });
+      last.day = last.whole && bk.end === dayEnd;
+    } else {
+      const first = whole && bk.start === dayStart;
+      out.push({ b: Math.floor(bk.start / 1000), from: bk.start, to: bk.end, ranges: [...bk.ranges], whole: first, day: first && bk.end === dayEnd, sealed: isSealed });
+    }
   }
   return out;
 }
@@ -246,9 +252,10 @@ const EMPTY = Buffer.alloc(0);
 
 /**
  * Per cell, kept blocks and fresh buckets in order of their start, between brackets and
- * commas. And the runs: a cell's pieces (not empty) of kept whole sealed blocks, one after
+ * commas. And the runs: a cell's pieces (not empty) of kept sealed whole days, one after
  * the other in the answer, two or more, by their first block; answers of the same days hold
- * the same runs, where the first and the open day of a moving window change by the minute.
+ * the same runs, where the first day of a moving window, and today's sealed part, change
+ * with the minute.
  */
 function assemble(cells: AnswerCell[], kept: [Block, Map<string, Piece>][], fresh: Texts[], firstBlock?: Block): { pieces: Piece[]; runs: Map<Block, Piece[][]> } {
   const out: Piece[] = [OPEN];
@@ -283,7 +290,7 @@ function assemble(cells: AnswerCell[], kept: [Block, Map<string, Piece>][], fres
     for (const [, piece, bk] of parts) {
       push(piece);
       if (piece.raw.length === 0) continue;
-      if (bk?.sealed && bk.whole) {
+      if (bk?.sealed && bk.day) {
         if (run.length === 0) runStart = bk;
         run.push(piece);
       } else endRun();
