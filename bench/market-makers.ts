@@ -71,7 +71,7 @@ const opt = flags(
     'load-connections': { default: '2', help: 'inserts running at once while loading' },
     settle: { default: '90', help: 'most seconds to wait for background merges after loading' },
     'dump-sql': { default: '', help: 'write the statements each series ran, with their bound values, to this JSON file (to EXPLAIN or time them by hand)' },
-    'keep-data': { default: '', help: 'keep the data folder here, and reuse (topped up to now) the history loaded in it with the same --makers, --pairs and --days' },
+    'keep-data': { default: '', help: 'keep the data folder here, and reuse (topped up to now) the history loaded in it with the same --makers, --pairs and --days; the minute hours of each reuse\'s windows are added and kept, so answers at 5m grow from reuse to reuse (compare figures on one reuse, or on fresh data)' },
     'load-only': { default: 'no', help: '"yes": stop after loading (with --keep-data, to measure later)' },
     encoding: { default: 'identity', help: '"identity": the client takes plain text; "zstd": it accepts zstd (through curl, what `curl --compressed` accepts, as a user tries it) and decodes it; "gzip": gzip alone (timed to the last decoded byte)' },
     client: { default: 'curl', help: '"curl": timed requests through the curl command (as `curl -o /dev/null`, `--compressed` with an encoding; node:http when curl is not found); "node": node:http with keep-alive in a process of its own' },
