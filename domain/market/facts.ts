@@ -44,6 +44,24 @@ export type Session = (typeof SESSIONS)[number];
 
 export const DEFAULT_SESSION_ZONE = 'America/New_York';
 
+/** Session hours on weekdays, local time, [start, end) in minutes after midnight (addendum section 5). */
+export const SESSION_HOURS: Readonly<Record<Exclude<Session, 'weekend-hours'>, readonly [number, number]>> = {
+  'pre-market': [4 * 60, 9 * 60 + 30],
+  'opening-bell': [9 * 60 + 30, 10 * 60],
+  'market-hours': [9 * 60 + 30, 16 * 60],
+  'closing-bell': [15 * 60 + 30, 16 * 60],
+  'after-hours': [16 * 60, 20 * 60],
+  'blue-ocean': [20 * 60, 28 * 60], // to 04:00 of the next day
+};
+
+/** A session's hours as people read them: its days, and its local start and end (`HH:MM`; an end past midnight says so). */
+export function sessionHours(session: Session): { days: string; start: string; end: string } {
+  if (session === 'weekend-hours') return { days: 'Saturday-Sunday', start: '00:00', end: '24:00' };
+  const hhmm = (minutes: number) => `${String(Math.floor(minutes / 60) % 24).padStart(2, '0')}:${String(minutes % 60).padStart(2, '0')}`;
+  const [a, b] = SESSION_HOURS[session];
+  return { days: 'Monday-Friday', start: hhmm(a), end: b > 24 * 60 ? `${hhmm(b)} (next day)` : hhmm(b) };
+}
+
 const atLevels = (f: (l: string) => string) => LEVELS_BPS.map((l) => f(levelName(l)));
 
 /** Metric identifiers of `gb` targets (specification 4.9), every level, size and amount spelled out. */

@@ -5,18 +5,8 @@
 // (`rolledUpTo`, domain/market/repositories/rollup-marks.ts); a mark inside an hour adds
 // that hour's rows so far, to the mark (the `open` table); after the mark, minute rows.
 import { DateTime } from 'luxon';
-import { DEFAULT_SESSION_ZONE, LOOKBACKS, type FixedInterval, type Interval, type Session } from './facts.ts';
+import { DEFAULT_SESSION_ZONE, LOOKBACKS, SESSION_HOURS, type FixedInterval, type Interval, type Session } from './facts.ts';
 import { DAY_MS, HOUR_MS } from '../../lib/time.ts';
-
-/** Session hours on weekdays, local time, [start, end) in minutes after midnight (addendum section 5). */
-const SESSION_HOURS: Record<Exclude<Session, 'weekend-hours'>, [number, number]> = {
-  'pre-market': [4 * 60, 9 * 60 + 30],
-  'opening-bell': [9 * 60 + 30, 10 * 60],
-  'market-hours': [9 * 60 + 30, 16 * 60],
-  'closing-bell': [15 * 60 + 30, 16 * 60],
-  'after-hours': [16 * 60, 20 * 60],
-  'blue-ocean': [20 * 60, 28 * 60], // to 04:00 of the next day
-};
 
 /** [from, to) in epoch ms. */
 export type Range = [number, number];

@@ -1,5 +1,5 @@
 // The fixed sets of targets (specification 2.4 and 4.9, addendum section 6).
-import { GB_METRICS, MM_METRICS } from '../market/facts.ts';
+import { DEFAULT_SESSION_ZONE, GB_METRICS, MM_METRICS, sessionHours, type Session } from '../market/facts.ts';
 
 export const TARGET_TYPES = ['gb', 'mm'] as const;
 export type TargetType = (typeof TARGET_TYPES)[number];
@@ -13,6 +13,24 @@ export type TargetStatus = (typeof STATUSES)[number];
 /** A target's session; all hours is null (`default` in the list's filter). */
 export const TARGET_SESSIONS = ['market-hours', 'pre-market', 'after-hours', 'overnight', 'weekend-hours'] as const;
 export type TargetSession = (typeof TARGET_SESSIONS)[number];
+
+/** The market session a target's `market_hours` names (`overnight` is the blue-ocean session). */
+export const SESSION_OF: Readonly<Record<TargetSession, Session>> = {
+  'market-hours': 'market-hours',
+  'pre-market': 'pre-market',
+  'after-hours': 'after-hours',
+  overnight: 'blue-ocean',
+  'weekend-hours': 'weekend-hours',
+};
+
+/** The sessions a target may be limited to, as they are evaluated, for people to read (the preview's `prefill.market_hours`, the app's choices). */
+export function targetSessionHours() {
+  return {
+    timezone: DEFAULT_SESSION_ZONE,
+    sessions: Object.fromEntries(TARGET_SESSIONS.map((s) => [s, sessionHours(SESSION_OF[s])])) as Record<TargetSession, ReturnType<typeof sessionHours>>,
+    default: 'all hours: market_hours null',
+  };
+}
 
 export const SCALING_MODES = ['legacy', 'price'] as const;
 export type ScalingMode = (typeof SCALING_MODES)[number];

@@ -1,21 +1,13 @@
 // The window a target is evaluated over (addendum section 6): the trailing hour before the
 // minute evaluated, and for a session target only its part inside the session (New York
 // time, this week's and last week's intervals).
-import { DEFAULT_SESSION_ZONE, type Session } from '../market/facts.ts';
+import { DEFAULT_SESSION_ZONE } from '../market/facts.ts';
 import { mergeRanges, sessionRanges, type Range, type SessionDay } from '../market/window.ts';
-import type { TargetSession } from './facts.ts';
+import { SESSION_OF, type TargetSession } from './facts.ts';
 import { HOUR_MS } from '../../lib/time.ts';
 
 export const WINDOW_MS = HOUR_MS;
 
-/** The market session a target's `market_hours` names (`overnight` is the blue-ocean session). */
-const SESSION_OF: Record<TargetSession, Session> = {
-  'market-hours': 'market-hours',
-  'pre-market': 'pre-market',
-  'after-hours': 'after-hours',
-  overnight: 'blue-ocean',
-  'weekend-hours': 'weekend-hours',
-};
 const ALL_DAYS: SessionDay[] = (['last', 'this'] as const).flatMap((week) => [0, 1, 2, 3, 4, 5, 6].map((day) => ({ week, day })));
 
 /** The part of the window [minute - 60 min, minute) a target is evaluated over; empty outside its session. */

@@ -2,7 +2,7 @@
 // synthetic market meets, misses, or crosses as the evaluator's hour fills, so the list
 // shows every status within minutes of a first start (README).
 import type { ApiDeps } from '../../api/deps.ts';
-import { defaultDirection } from '../../domain/targets/facts.ts';
+import { defaultTarget } from '../../domain/targets/defaults.ts';
 import { TargetRepository, type TargetDefinition } from '../../domain/targets/repository.ts';
 
 type Demo = Pick<TargetDefinition, 'organization' | 'asset' | 'exchange' | 'pair' | 'metric' | 'threshold'> & Partial<TargetDefinition>;
@@ -31,15 +31,7 @@ export async function seedDemoTargets(deps: Pick<ApiDeps, 'ch' | 'ids' | 'now'>)
   const create: (TargetDefinition & { id: number })[] = [];
   for (const d of DEMO_TARGETS) {
     create.push({
-      type: d.organization.startsWith('mm-') ? 'mm' : 'gb',
-      direction: defaultDirection(d.metric),
-      active: true,
-      telegram_notifications: false,
-      scaling_mode: 'price',
-      scaling_enabled: false,
-      scaling_source: 'manual',
-      scaling_reference_price: 0,
-      market_hours: null,
+      ...defaultTarget({ type: d.organization.startsWith('mm-') ? 'mm' : 'gb', organization: d.organization, asset: d.asset, exchange: d.exchange, pair: d.pair, metric: d.metric }),
       ...d,
       id: await deps.ids.next('targets', floor),
     });

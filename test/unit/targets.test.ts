@@ -7,6 +7,7 @@ import { scaledThreshold, scaling } from '../../domain/targets/scaling.ts';
 import { changeDate, isMet, nextStanding } from '../../domain/targets/status.ts';
 import { gbValue, mmValue, type BookWindow, type TradeWindow } from '../../domain/targets/values.ts';
 import { windowOf } from '../../domain/targets/window.ts';
+import { TARGET_SESSIONS, targetSessionHours } from '../../domain/targets/facts.ts';
 
 describe('target status machine and session windows', () => {
   it('moves unchecked -> stable or alert, alert -> recovering -> stable after 3 met, recovering -> alert, and ignores no value', () => {
@@ -33,6 +34,29 @@ describe('target status machine and session windows', () => {
     // 21:00 EDT: the overnight (blue-ocean) session.
     const night = Date.UTC(2026, 5, 25, 1, 0);
     expect(windowOf('overnight', night)).to.deep.equal([[night - 3_600_000, night]]);
+  });
+
+  it('describes each session with the hours it is evaluated over (addendum section 5)', () => {
+    const hours = targetSessionHours();
+    expect(hours.timezone).to.equal('America/New_York');
+    expect(Object.keys(hours.sessions)).to.have.members([...TARGET_SESSIONS]);
+    expect(hours.sessions['market-hours']).to.deep.equal({ days: 'Monday-Friday', start: '09:30', end: '16:00' });
+    expect(hours.sessions.overnight).to.deep.equal({ days: 'Monday-Friday', start: '20:00', end: '04:00 (next day)' });
+    expect(hours.sessions['weekend-hours']).to.deep.equal({ days: 'Saturday-Sunday', start: '00:00', end: '24:00' });
+    // Each weekday session, on Wednesday 2026-06-24 (EDT, UTC-4): half an hour after its
+    // described start, the window starts at that start; half an hour after its end, ends there.
+    const edt = (hhmm: string, nextDay = false) => {
+      const [h, m] = hhmm.split(':').map(Number) as [number, number];
+      return Date.UTC(2026, 5, nextDay ? 25 : 24, h + 4, m);
+    };
+    for (const session of TARGET_SESSIONS.filter((s) => s !== 'weekend-hours')) {
+      const { start, end } = hours.sessions[session];
+      const from = edt(start);
+      const to = edt(end.slice(0, 5), end.endsWith('(next day)'));
+      expect(windowOf(session, from + 1_800_000)[0]![0], `${session} start`).to.equal(from);
+      const last = windowOf(session, to + 1_800_000).at(-1)!;
+      expect(last[1], `${session} end`).to.equal(to);
+    }
   });
 
   it('dates a status change when it was decided, never before the creation nor before the change it follows', () => {

@@ -445,6 +445,8 @@ describe('web app (/app/) in Chromium', function () {
     await panel.getByLabel('Metric', { exact: true }).selectOption('depth/ask_5bps');
     await panel.getByLabel('Threshold', { exact: true }).fill('7500');
     await panel.getByLabel('Market hours').selectOption('market-hours');
+    // A session is shown with the hours it is evaluated over (addendum section 5).
+    expect(await panel.getByLabel('Market hours').locator('option:checked').textContent()).to.equal('market-hours: Mon-Fri 09:30-16:00');
     await panel.getByLabel('Telegram notifications').check();
     await panel.getByLabel('Scale the threshold').check();
     await panel.getByLabel('Scaling mode').selectOption('price');
@@ -461,7 +463,7 @@ describe('web app (/app/) in Chromium', function () {
       await page.keyboard.press('Tab');
     }
     expect(reached.slice(0, reached.indexOf('Preview the new target') + 1)).to.deep.equal([
-      'Organization', 'Asset', 'Exchange and pair', 'Metric family (mm)', 'Metric', 'Threshold', 'Direction', 'Market hours', 'Active', 'Telegram notifications',
+      'Organization', 'Asset', 'Exchange and pair', 'Metric family (mm)', 'Metric', 'Threshold', 'Direction', 'Market hours (America/New_York time)', 'Active', 'Telegram notifications',
       'Scale the threshold', 'Scaling mode', 'Price source', 'Reference price (USD)', 'Preview the new target',
     ]);
     await panel.getByRole('button', { name: 'Preview the new target' }).focus();

@@ -3,7 +3,8 @@
 // and the batch that does it. Nothing is saved. Accepts JSON, urlencoded and multipart
 // bodies (in a form, `scopes` and `targets` are JSON texts).
 import type { Context } from 'koa';
-import { defaultDirection, isTargetMetric } from '../../../domain/targets/facts.ts';
+import { defaultDirection, isTargetMetric, targetSessionHours } from '../../../domain/targets/facts.ts';
+import { defaultTarget, defaultThreshold } from '../../../domain/targets/defaults.ts';
 import { definitionOf, type Target, type TargetDefinition } from '../../../domain/targets/repository.ts';
 import { scaledThreshold } from '../../../domain/targets/scaling.ts';
 import { scopeOf } from '../../../domain/reference/visibility.ts';
@@ -16,37 +17,6 @@ import type { TargetServices } from './services.ts';
 /** Fields a change compares (and lists in `changed_fields` when they differ). */
 const COMPARED = ['threshold', 'direction', 'active', 'telegram_notifications', 'scaling_mode', 'scaling_enabled', 'scaling_source', 'scaling_reference_price'] as const;
 
-/** The threshold an organization starts from, per metric family (docs/targets.md). */
-export function defaultThreshold(metric: string): number {
-  const family = metric.split('/')[0];
-  if (metric.startsWith('uptime/')) return 95;
-  if (metric.startsWith('coverage/')) return 20;
-  switch (family) {
-    case 'volume':
-      return metric === 'volume/volume' ? 100_000 : 0;
-    case 'spread':
-      return metric.endsWith('spread_bps') ? 50 : 0;
-    case 'depth':
-      return metric.includes('n_') ? 5 : 10_000;
-    case 'slippage':
-      return 50;
-    default:
-      return 0;
-  }
-}
-
-/** The sessions a target may be limited to, as they are evaluated (addendum section 5). */
-export const MARKET_HOURS = {
-  timezone: 'America/New_York',
-  sessions: {
-    'pre-market': { days: 'Monday-Friday', start: '04:00', end: '09:30' },
-    'market-hours': { days: 'Monday-Friday', start: '09:30', end: '16:00' },
-    'after-hours': { days: 'Monday-Friday', start: '16:00', end: '20:00' },
-    overnight: { days: 'Monday-Friday', start: '20:00', end: '04:00 (next day)' },
-    'weekend-hours': { days: 'Saturday-Sunday', start: '00:00', end: '24:00' },
-  },
-  default: 'all hours: market_hours null',
-};
 
 type PreviewShape = ReturnType<typeof previewShape>;
 
@@ -183,30 +153,14 @@ export function previewTargets(s: TargetServices) {
       const pairs = scopeOf(org, c.lists).pairs.filter((p) => p.asset === sc.asset);
       for (const p of pairs) {
         for (const metric of sc.metrics ?? []) {
-          const def: TargetDefinition = {
-            type,
-            organization: org.slug,
-            asset: sc.asset,
-            exchange: p.exchange,
-            pair: p.pair,
-            metric,
-            threshold: defaultThreshold(metric),
-            direction: defaultDirection(metric),
-            active: true,
-            telegram_notifications: false,
-            scaling_mode: 'price',
-            scaling_enabled: false,
-            scaling_source: 'manual',
-            scaling_reference_price: 0,
-            market_hours: null,
-          };
+          const def = defaultTarget({ type, organization: org.slug, asset: sc.asset, exchange: p.exchange, pair: p.pair, metric });
           const current: Target | undefined = byKey.get(targetKey(def));
           prefill.push(current ? shown(current, current.effective_threshold) : shown(def, def.threshold));
         }
       }
     }
     ctx.body = {
-      prefill: { default: prefill, market_hours: MARKET_HOURS },
+      prefill: { default: prefill, market_hours: targetSessionHours() },
       changes,
       summary: { added, modified, removed },
       batch: { delete_ids: deleteIds, create_targets: create },

@@ -7,7 +7,7 @@
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { useId, useMemo, useRef, useState, type ReactNode } from 'react';
 import { GB_METRICS, MM_METRICS } from '../../../../domain/market/facts.ts';
-import { DIRECTIONS, SCALING_MODES, SCALING_SOURCES, TARGET_SESSIONS } from '../../../../domain/targets/facts.ts';
+import { DIRECTIONS, SCALING_MODES, SCALING_SOURCES, TARGET_SESSIONS, targetSessionHours } from '../../../../domain/targets/facts.ts';
 import { api, itemsOf, unwrap, type Schemas } from '../../api/client';
 import { useScope, type Organization } from '../../api/organizations';
 import { Panel } from '../../ui/query-state';
@@ -16,6 +16,14 @@ import { fieldMessages, PreviewShown, previewWith, useSaveBatch, type FieldMessa
 // The sets are the domain's (one source for the API and the app); these lines hold them to
 // the document's types.
 const SESSIONS: readonly Schemas['TargetSession'][] = TARGET_SESSIONS;
+/** Each session with the hours it is evaluated over, in the sessions' zone. */
+const SESSION_HOURS = targetSessionHours();
+const SESSION_CHOICES = SESSIONS.map((s): [string, string] => {
+  const h = SESSION_HOURS.sessions[s];
+  // Days shortened (Mon-Fri): the choice fits a phone's width.
+  const days = h.days.split('-').map((d) => d.slice(0, 3)).join('-');
+  return [s, `${s}: ${days} ${h.start}-${h.end}`];
+});
 const MODES: readonly NonNullable<TargetInput['scaling_mode']>[] = SCALING_MODES;
 const SOURCES: readonly NonNullable<TargetInput['scaling_source']>[] = SCALING_SOURCES;
 const DIRECTION_CHOICES: readonly NonNullable<TargetInput['direction']>[] = DIRECTIONS;
@@ -208,7 +216,7 @@ function NewTargetForm({ choices, projectPairs }: { choices: OrgChoice[]; projec
           {(a) => <input {...a} type="number" step="any" placeholder="the metric's default" value={threshold} onChange={(e) => changed(setThreshold)(e.target.value)} />}
         </Field>
         <SelectField label="Direction" errors={f.direction} value={direction} options={[['', "the metric's default"], ...same(DIRECTION_CHOICES)]} onChange={changed(setDirection)} />
-        <SelectField label="Market hours" errors={f.market_hours} value={hours} options={[['', 'all hours'], ...same(SESSIONS)]} onChange={changed(setHours)} />
+        <SelectField label={`Market hours (${SESSION_HOURS.timezone} time)`} errors={f.market_hours} value={hours} options={[['', 'all hours'], ...SESSION_CHOICES]} onChange={changed(setHours)} />
         <Field label="Active" check errors={f.active}>
           {(a) => <input {...a} type="checkbox" checked={active} onChange={(e) => changed(setActive)(e.target.checked)} />}
         </Field>
