@@ -5,14 +5,13 @@
 // and a flag where the report exceeds the measurement by more than `tolerance_pct`.
 // What is compared with what: domain/market-makers/reconciliation.ts. The JSON answer is
 // written as text, and that of sealed buckets kept between requests (sealed-answer.ts).
-import { presentOrganization } from '../../presenters.ts';
 import { sendRows, wantsCsv } from '../../http/csv.ts';
 import { timeColumnNames, timestampOf } from '../../../domain/market/timestamps.ts';
 import { INTERVALS } from '../../../domain/market/facts.ts';
 import { reconcile, reconciledMetrics, type Reconciled } from '../../../domain/market-makers/reconciliation.ts';
 import { DEFAULT_TOLERANCE_PCT, differencePctPacked, overstatedPacked } from '../../../domain/market-makers/values.ts';
 import { validators } from '../market/schemas.ts';
-import { parseMmRequest, type MmRequest } from './request.ts';
+import { makerPairColumns, parseMmRequest, type MmRequest } from './request.ts';
 import type { MmHandler, MmServices } from './services.ts';
 import { answerEncoding, sendPieces, type Encoding, type Piece } from '../../http/compressed-pieces.ts';
 import { addText, answerCells, cellFinder, sealedAnswer, type Texts } from './sealed-answer.ts';
@@ -61,10 +60,7 @@ export const reconciliation: MmHandler = (s) => async (ctx, raw) => {
     const at = row * found.width;
     const flagged = metrics.flatMap((_, i) => (flagOf(found, at + i, tolerance) ? [i] : []));
     const r: Record<string, unknown> = {
-      organization: presentOrganization(req.makers.get(c.maker)!.organization),
-      asset: c.pair.asset,
-      exchange: c.pair.exchange,
-      pair: c.pair.pair,
+      ...makerPairColumns(req, c.maker, c.pair),
       ...timestampOf(req.window, c.b),
       tolerance_pct: tolerance,
       flag: flagged.length > 0,

@@ -1,11 +1,10 @@
 // GET /v2/organizations/reported-metrics/volume/ (specification 4.12): the volume market
 // makers reported, per market maker, exchange, pair and bucket, for every pair with a
 // reported volume in the window; a bucket without a reported value is 0.
-import { presentOrganization } from '../../presenters.ts';
 import { sendRows, wantsCsv } from '../../http/csv.ts';
 import { timeColumnNames, timestampOf } from '../../../domain/market/timestamps.ts';
 import { validators } from '../market/schemas.ts';
-import { parseMmRequest } from './request.ts';
+import { makerPairColumns, parseMmRequest } from './request.ts';
 import type { MmHandler } from './services.ts';
 import { bucketStarts, type Cell } from '../../../domain/market-makers/readings.ts';
 
@@ -29,10 +28,7 @@ export const reportedVolume: MmHandler = (s) => async (ctx, raw) => {
     const first = byBucket.values().next().value!;
     for (const b of buckets) {
       rows.push({
-        organization: presentOrganization(req.makers.get(first.maker)!.organization),
-        asset: first.pair.asset,
-        exchange: first.pair.exchange,
-        pair: first.pair.pair,
+        ...makerPairColumns(req, first.maker, first.pair),
         ...timestampOf(req.window, b),
         volume: byBucket.get(b)?.reported?.volume ?? 0,
       });

@@ -12,8 +12,14 @@ import { callerScope } from '../../../domain/reference/visibility.ts';
 import type { ApiDeps } from '../../deps.ts';
 import { badRequest } from '../../http/errors.ts';
 import { principalOf } from '../../http/auth.ts';
+import { presentOrganization } from '../../presenters.ts';
 import { assetsOf, levelsOf, parseRequest } from '../market/params.ts';
 import type { MarketParams, RawParams } from '../market/schemas.ts';
+
+/** The columns that name a market maker's row, first in every answer: its organization, and the pair's asset, exchange and symbol (specification 4.10). */
+export function makerPairColumns(req: Pick<MmRequest, 'makers'>, maker: string, pair: Pair) {
+  return { organization: presentOrganization(req.makers.get(maker)!.organization), asset: pair.asset, exchange: pair.exchange, pair: pair.pair };
+}
 
 /** The buckets market-maker values are kept in; other intervals are answered daily. */
 const KEPT: readonly Interval[] = ['5m', '1h', '1d', 'a'];

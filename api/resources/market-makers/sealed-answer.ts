@@ -12,11 +12,10 @@ import { DateTime } from 'luxon';
 import { COMMA, CLOSE, OPEN, Piece, compressInBackground, compressRunsInBackground, type Encoding } from '../../http/compressed-pieces.ts';
 import { bucketsOf, mergeRanges, planBuckets, sealedBefore, type Range } from '../../../domain/market/window.ts';
 import type { Pair } from '../../../domain/reference/repository.ts';
-import { presentOrganization } from '../../presenters.ts';
 import { writesIn } from '../../market-caches/sealing.ts';
 import { MINUTE_MS } from '../../../lib/time.ts';
 import { TwoKeyMap } from '../../../lib/map-key.ts';
-import type { MmRequest } from './request.ts';
+import { makerPairColumns, type MmRequest } from './request.ts';
 import type { MmServices } from './services.ts';
 import type { SealedRowsCache } from './sealed-rows.ts';
 
@@ -326,17 +325,13 @@ export function answerCells(req: MmRequest): AnswerCell[] {
     wallets.set(wallet.organization, list);
   }
   const out: AnswerCell[] = [];
-  for (const [maker, m] of req.makers) {
-    const organization = JSON.stringify(presentOrganization(m.organization));
+  for (const [maker, { pairs }] of req.makers) {
     // A wallet's id and number are written in its rows: a change of them is another text.
     const signature = JSON.stringify((wallets.get(maker) ?? []).sort((a, b) => a[0] - b[0]));
-    for (const pair of m.pairs) {
-      out.push({
-        maker,
-        pair,
-        key: [organization, signature, pair.asset, pair.exchange, pair.pair].join('\u0000'),
-        head: `{"organization":${organization},"asset":${JSON.stringify(pair.asset)},"exchange":${JSON.stringify(pair.exchange)},"pair":${JSON.stringify(pair.pair)}`,
-      });
+    for (const pair of pairs) {
+      // The row's first columns as JSON.stringify writes them, the object left open.
+      const head = JSON.stringify(makerPairColumns(req, maker, pair)).slice(0, -1);
+      out.push({ maker, pair, key: [signature, head].join('\u0000'), head });
     }
   }
   return out.sort(

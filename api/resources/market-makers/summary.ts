@@ -7,12 +7,11 @@
 // JSON.stringify gives of the rows, written from packed rows on both cores: row-text.ts),
 // and the text of sealed buckets is kept between requests (sealed-rows.ts): only the
 // buckets not kept are read and written anew.
-import { presentOrganization } from '../../presenters.ts';
 import { sendRows, wantsCsv } from '../../http/csv.ts';
 import { timeColumnNames, timestampOf } from '../../../domain/market/timestamps.ts';
 import { validators } from '../market/schemas.ts';
 import { INTERVALS } from '../../../domain/market/facts.ts';
-import { depthNames, parseMmRequest, type MmRequest } from './request.ts';
+import { depthNames, makerPairColumns, parseMmRequest, type MmRequest } from './request.ts';
 import type { MmHandler, MmServices } from './services.ts';
 import { answerEncoding, sendPieces, type Encoding, type Piece } from '../../http/compressed-pieces.ts';
 import { addText, answerCells, cellFinder, sealedAnswer, type Texts } from './sealed-answer.ts';
@@ -36,10 +35,7 @@ export const summary: MmHandler = (s) => async (ctx, raw) => {
   const rows: Record<string, unknown>[] = [];
   for (const c of cells) {
     const head: Record<string, unknown> = {
-      organization: presentOrganization(req.makers.get(c.maker)!.organization),
-      asset: c.pair.asset,
-      exchange: c.pair.exchange,
-      pair: c.pair.pair,
+      ...makerPairColumns(req, c.maker, c.pair),
       ...timestampOf(req.window, c.b),
     };
     for (const values of rowsOf(c, market(c.pair, c.b), shape.levels)) {

@@ -1,11 +1,10 @@
 // GET /v2/organizations/trusted-metrics/depth/ (specification 4.11): trusted depth per
 // market maker, exchange, pair and bucket, its wallets on the pair added together.
-import { presentOrganization } from '../../presenters.ts';
 import { sendRows, wantsCsv } from '../../http/csv.ts';
 import { timeColumnNames, timestampOf } from '../../../domain/market/timestamps.ts';
 import { INTERVALS } from '../../../domain/market/facts.ts';
 import { validators } from '../market/schemas.ts';
-import { depthNames, parseMmRequest } from './request.ts';
+import { depthNames, makerPairColumns, parseMmRequest } from './request.ts';
 import type { MmHandler } from './services.ts';
 import { addPackedWallet, unpackValues } from '../../../domain/market-makers/values.ts';
 
@@ -27,10 +26,7 @@ export const trustedDepth: MmHandler = (s) => async (ctx, raw) => {
     for (const t of withDepth.slice(1)) addPackedWallet(sum, 0, t.values, 0, width);
     const v = unpackValues(sum, n);
     const r: Record<string, unknown> = {
-      organization: presentOrganization(req.makers.get(c.maker)!.organization),
-      asset: c.pair.asset,
-      exchange: c.pair.exchange,
-      pair: c.pair.pair,
+      ...makerPairColumns(req, c.maker, c.pair),
       ...timestampOf(req.window, c.b),
     };
     req.levels.forEach((_, i) => (r[bid[i]!] = v.bid[i]));
