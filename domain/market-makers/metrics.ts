@@ -347,15 +347,7 @@ export class MarketMakerMetrics {
     // key in the same millisecond the one of the later Kafka message (seq, 022_reported_push_order.sql). The interval is
     // compared as the enum it is stored as, and each bucket's sums and counts come as
     // (metric position, sum, count), the metric's name not written in every row.
-    const rows = await this.ch.queryBinary<{
-      organization: string;
-      asset: string;
-      exchange: string;
-      pair: string;
-      interval: ReportedInterval;
-      b: number;
-      cells: [number, number, number | string][];
-    }>(
+    const rows = await this.ch.queryBinary<Omit<ReportedBucket, 'sums' | 'counts'> & { cells: [number, number, number | string][] }>(
       `SELECT organization, any(asset) AS asset, exchange, pair, toString(\`interval\`) AS \`interval\`, b, groupArray((m, s, n)) AS cells
        FROM (
          SELECT organization, any(asset) AS asset, exchange, pair, \`interval\`, 0 AS b, indexOf({metrics:Array(String)}, metric) AS m, sum(v) AS s, count() AS n
