@@ -167,6 +167,7 @@ describe('API keys (/v1/user/api-keys/, Authorization: Api-Key)', () => {
         ['POST', '/v1/user/passkeys/options/'],
         ['POST', '/v1/user/passkeys/'],
         ['DELETE', '/v1/user/passkeys/1/'],
+        ['GET', '/v1/totp/'],
         ['POST', '/v1/totp/setup/'],
         ['POST', '/v1/totp/confirm/'],
         ['POST', '/v1/totp/disable/'],

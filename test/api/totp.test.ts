@@ -17,6 +17,11 @@ describe('two-factor authentication (TOTP)', () => {
     expect(r.status).to.equal(200);
     return r.body.token as string;
   };
+  const enabled = async (token: string) => {
+    const r = await api.call('GET', '/v1/totp/', { token });
+    expect(r.status).to.equal(200);
+    return r.body.enabled as boolean;
+  };
 
   before(async () => {
     await seed(w.fixture);
@@ -43,8 +48,9 @@ describe('two-factor authentication (TOTP)', () => {
       expect(url.searchParams.get('secret')).to.equal(r.body.secret);
       expect(url.searchParams.get('issuer')).to.equal('mm-metrics');
       expect(decodeURIComponent(url.pathname)).to.contain(w.users.owner.email);
-      // Not confirmed: sign-in still needs only the password.
+      // Not confirmed: sign-in still needs only the password, and two-factor reads as off.
       expect((await loginAs(w.users.owner.email)).status).to.equal(200);
+      expect(await enabled(token)).to.equal(false);
     });
 
     it('confirm activates it with a current code; a wrong one changes nothing', async () => {
@@ -61,6 +67,10 @@ describe('two-factor authentication (TOTP)', () => {
 
       const ok = await api.call('POST', '/v1/totp/confirm/', { token, json: { code: await totpCode(body.secret, api.clock.t) } });
       expect(ok.status).to.equal(204);
+      // On for this account only.
+      expect(await enabled(token)).to.equal(true);
+      expect(await enabled(await tokenOf(w.users.maker.email))).to.equal(false);
+      expect((await api.call('GET', '/v1/totp/', {})).status).to.equal(401);
       const r = await loginAs(w.users.owner.email);
       expect(r.status).to.equal(202);
       expect(Object.keys(r.body).sort()).to.deep.equal(['challenge_id', 'two_factor_required']);
@@ -237,6 +247,7 @@ describe('two-factor authentication (TOTP)', () => {
       const ok = await api.call('POST', '/v1/totp/disable/', { token, json: { password: w.password, code: await totpCode(secret, api.clock.t) } });
       expect(ok.status).to.equal(204);
       expect((await loginAs(email)).status).to.equal(200);
+      expect(await enabled(token)).to.equal(false);
       const again = await api.call('POST', '/v1/totp/disable/', { token, json: { password: w.password, code: '123456' } });
       expect(again.body).to.deep.equal({ message: 'Two-factor authentication is not enabled.' });
     });

@@ -46,17 +46,21 @@ describe('web app (/app/) in Chromium', function () {
   let browser: Browser;
   let base: string;
   let makerSecret: string;
-  let makerStep = 0;
   /**
-   * A code of the next time step (within the allowed drift): the confirming code used the
-   * current one, and each step is accepted once, so a second sign-in waits for a later step.
+   * Codes of a secret, each of the next time step (within the allowed drift): a confirming
+   * code may have used the current one, and each step is accepted once, so a second code
+   * waits for a later step.
    */
-  const makerCode = async () => {
-    while (Math.floor((Date.now() + 30_000) / 30_000) <= makerStep) await new Promise((r) => setTimeout(r, 500));
-    const at = Date.now() + 30_000;
-    makerStep = Math.floor(at / 30_000);
-    return totpCode(makerSecret, at);
+  const codesOf = (secret: () => string) => {
+    let step = 0;
+    return async () => {
+      while (Math.floor((Date.now() + 30_000) / 30_000) <= step) await new Promise((r) => setTimeout(r, 500));
+      const at = Date.now() + 30_000;
+      step = Math.floor(at / 30_000);
+      return totpCode(secret(), at);
+    };
   };
+  const makerCode = codesOf(() => makerSecret);
   const made = { target: 0, mmTarget: 0, loan: 0, rfq: 0, proposal: 0 };
 
   const marketsUrl = (extra = '') => `${base}/app/markets?asset=${w.asset}&start=${SHOWN.start}&end=${SHOWN.end}&interval=1h&bps=10${extra}`;
@@ -584,13 +588,15 @@ describe('web app (/app/) in Chromium', function () {
       await signIn(page, origin, w.users.loner.email, w.password);
       const passwordToken = (await page.evaluate(() => sessionStorage.getItem('mm-metrics.token')))!;
       await page.getByRole('link', { name: 'Account' }).click();
-      const add = page.getByRole('region', { name: 'Add a passkey' });
+      const add = page.getByRole('form', { name: 'Add a passkey' });
       await add.getByLabel('Password').fill(w.password);
       await add.getByLabel('Passkey name').fill(`laptop ${w.tag}`);
       await add.getByRole('button', { name: 'Add a passkey' }).click();
       await add.getByRole('status').filter({ hasText: 'Passkey added.' }).waitFor();
       const registered = await call('GET', '/v1/user/passkeys/', { token: passwordToken });
       expect(registered.body.map((p: { name: string }) => p.name)).to.deep.equal([`laptop ${w.tag}`]);
+      // Listed, with the button that removes it.
+      await page.getByRole('table', { name: 'Passkeys' }).getByRole('button', { name: `Remove laptop ${w.tag}` }).waitFor();
 
       await page.getByRole('button', { name: 'Sign out' }).click();
       await page.getByRole('button', { name: 'Sign in with a passkey' }).click();
@@ -605,6 +611,85 @@ describe('web app (/app/) in Chromium', function () {
     } finally {
       await context.close();
       await api.close();
+    }
+  });
+
+  it("manages the account: two-factor turned on with the QR code's key, an API key made (shown once) and revoked, two-factor off, the password changed", async () => {
+    const email = w.users.loner.email;
+    let secret = '';
+    const code = codesOf(() => secret);
+    const { context, page } = await newPage(browser, problems);
+    try {
+      await signIn(page, base, email, w.password);
+      const token = (await page.evaluate(() => sessionStorage.getItem('mm-metrics.token')))!;
+      const enabled = async () => (await call('GET', '/v1/totp/', { token })).body.enabled as boolean;
+      await page.getByRole('link', { name: 'Account' }).click();
+
+      // Two-factor on: the key shown beside the QR code is the one the API checks codes against.
+      const setup = page.getByRole('form', { name: 'Set up two-factor authentication' });
+      await setup.getByText('Off: signing in asks for the password only.').waitFor();
+      await setup.getByLabel('Password').fill(w.password);
+      await setup.getByRole('button', { name: 'Set up two-factor authentication' }).click();
+      const confirm = page.getByRole('form', { name: 'Confirm two-factor authentication' });
+      expect(await confirm.getByRole('img', { name: 'QR code of the two-factor key' }).getAttribute('src')).to.match(/^data:image\/svg\+xml;/);
+      secret = (await confirm.locator('code').textContent())!;
+      expect(secret).to.match(/^[A-Z2-7]{32}$/);
+      expect(await enabled()).to.equal(false);
+      await confirm.getByLabel('Authentication code').fill(await code());
+      await confirm.getByRole('button', { name: 'Turn two-factor authentication on' }).click();
+      await page.getByRole('status').filter({ hasText: 'Two-factor authentication is on' }).waitFor();
+      expect(await enabled()).to.equal(true);
+
+      // An API key: its secret shown once, working as the API documents; listed; revoked.
+      const form = page.getByRole('form', { name: 'New API key' });
+      await form.getByLabel('Key name').fill(`ci ${w.tag}`);
+      await form.getByLabel('Password').fill(w.password);
+      await form.getByLabel('Authentication code').fill(await code());
+      await form.getByRole('button', { name: 'Make the API key' }).click();
+      const key = (await page.getByRole('region', { name: 'The new API key' }).locator('code').textContent())!;
+      const withKey = await call('GET', '/v1/organizations/', { authorization: `Api-Key ${key}` });
+      expect(withKey.status).to.equal(200);
+      const listed = (await call('GET', '/v1/user/api-keys/', { token })).body as { name: string; prefix: string; scopes: string[] }[];
+      expect(listed.map((k) => [k.name, k.scopes])).to.deep.equal([[`ci ${w.tag}`, ['metrics:read']]]);
+      expect(key.startsWith(listed[0]!.prefix)).to.equal(true);
+      const row = page.getByRole('table', { name: 'API keys' }).getByRole('row', { name: new RegExp(`ci ${w.tag}`) });
+      expect(await row.getByRole('cell').allTextContents()).to.include.members([listed[0]!.prefix, 'metrics:read']);
+      await screenshot(page, 'account');
+      await row.getByRole('button', { name: `Revoke ci ${w.tag}` }).click();
+      await page.getByText('No API keys.').waitFor();
+      expect((await call('GET', '/v1/organizations/', { authorization: `Api-Key ${key}` })).status).to.equal(401);
+
+      // Two-factor off.
+      const off = page.getByRole('form', { name: 'Turn two-factor authentication off' });
+      await off.getByLabel('Password').fill(w.password);
+      await off.getByLabel('Authentication code').fill(await code());
+      await off.getByRole('button', { name: 'Turn two-factor authentication off' }).click();
+      await page.getByRole('status').filter({ hasText: 'Two-factor authentication is off' }).waitFor();
+      expect(await enabled()).to.equal(false);
+
+      // The password: the API's words for a weak one, then changed; this sign-in stays.
+      const change = page.getByRole('form', { name: 'Change the password' });
+      await change.getByLabel('Current password').fill(w.password);
+      await change.getByLabel(/^New password/).fill('1234567890');
+      await change.getByRole('button', { name: 'Change the password' }).click();
+      const weak = await call('POST', '/v1/user/password/', { token, json: { old_password: w.password, new_password: '1234567890' } });
+      expect(weak.status).to.equal(400);
+      expect(await change.getByRole('alert').textContent()).to.contain(weak.body.new_password[0]);
+      const next = `${w.password}-next`;
+      await change.getByLabel('Current password').fill(w.password);
+      await change.getByLabel(/^New password/).fill(next);
+      await change.getByRole('button', { name: 'Change the password' }).click();
+      await change.getByRole('status').filter({ hasText: 'Password changed.' }).waitFor();
+      expect((await call('POST', '/v1/login/', { json: { email, password: w.password } })).status).to.equal(400);
+      expect((await call('POST', '/v1/login/', { json: { email, password: next } })).status).to.equal(200);
+      expect((await call('GET', '/v1/session/', { token })).status).to.equal(200);
+      // Back, for any later sign-in of this user.
+      expect((await call('POST', '/v1/user/password/', { token, json: { old_password: next, new_password: w.password } })).status).to.equal(204);
+      expect(await axeViolations(page)).to.deep.equal([]);
+      // The browser logs the weak password's 400 itself as a failed resource load: not an error of the app.
+      problems.console = problems.console.filter((m) => !/\/app\/account: .*status of 400/.test(m));
+    } finally {
+      await context.close();
     }
   });
 

@@ -1,4 +1,5 @@
 // Two-factor authentication with a TOTP app (addendum section 3):
+// GET /v1/totp/ -> {enabled} (beyond the specification: what the web app's Account shows);
 // POST /v1/totp/setup/ {password} -> {secret, otpauth_url}, not active yet;
 // POST /v1/totp/confirm/ {code} activates it; POST /v1/totp/disable/ {password, code};
 // POST /v1/totp/login/ {challenge_id, code} completes a sign-in that answered 202.
@@ -38,6 +39,10 @@ export function totpHandlers(deps: ApiDeps): Handlers {
       await requireCode(deps, user.id, device.secret, body.code);
       if (!(await deps.challenges.consume('totp-login', body.challenge_id))) throw invalid();
       ctx.body = await signIn(deps, user, challenge.remember_me, 'totp');
+    },
+
+    totpStatus: async (ctx) => {
+      ctx.body = { enabled: (await deps.totpDevices.active(principalOf(ctx.state).user.id)) !== undefined };
     },
 
     totpSetup: [throttleSignedIn(deps, 'password-check', 'passwordCheckPerAccount', 'passwordCheckPerAddress'), async (ctx) => {
