@@ -317,7 +317,27 @@ describe('web app (/app/) in Chromium', function () {
     const cost = await compared.getByRole('row', { name: /Cost over the term/ }).getByRole('cell').first().textContent();
     expect(numberOf(cost!)).to.equal(Math.round(proposals.body[0].cost_usd));
     await page.getByRole('button', { name: `Shortlist Maker ${w.tag}` }).waitFor();
+    // The open request may be closed or cancelled, not opened again.
+    const requestActions = page.getByRole('group', { name: 'The request' });
+    expect(await requestActions.getByRole('button').allTextContents()).to.deep.equal(['Close the request', 'Cancel the request']);
     expect(await axeViolations(page)).to.deep.equal([]);
+
+    // A draft of the project's: opened, then cancelled, from the view.
+    const draft = await call('POST', '/v2/organizations/rfqs/', {
+      token,
+      json: { asset: w.asset, title: `Draft ${w.tag}`, models: ['loan_call_option'], exchanges: [w.ex], loan_budget: { quantity: 50_000 }, term_days: 30,
+        requirements: [{ metric: 'depth/bid_2bps', threshold: 500 }], invited: [w.mm], deadline: new Date(Date.now() + 3 * 86_400_000).toISOString() },
+    });
+    expect(draft.status, draft.text).to.equal(201);
+    await page.goto(`${base}/app/rfq?rfq=${draft.body.id}`);
+    const statusOf = async () => (await call('GET', `/v2/organizations/rfqs/${draft.body.id}/`, { token })).body.status as string;
+    await requestActions.getByRole('button', { name: 'Open the request' }).click();
+    await requestActions.getByRole('button', { name: 'Close the request' }).waitFor();
+    expect(await statusOf()).to.equal('open');
+    await requestActions.getByRole('button', { name: 'Cancel the request' }).click();
+    await page.getByRole('table', { name: 'Requests you can see' }).getByRole('row', { name: new RegExp(`Draft ${w.tag}.*cancelled`) }).waitFor();
+    expect(await statusOf()).to.equal('cancelled');
+    expect(await requestActions.getByRole('button').count()).to.equal(0);
     await context.close();
   });
 
@@ -340,6 +360,7 @@ describe('web app (/app/) in Chromium', function () {
     await page.goto(`${base}/app/rfq?rfq=${made.rfq}`);
     await page.getByRole('table', { name: 'Proposals side by side' }).getByRole('columnheader', { name: `Maker ${w.tag}` }).waitFor();
     expect(await page.getByRole('button', { name: /Award/ }).count()).to.equal(0);
+    expect(await page.getByRole('group', { name: 'The request' }).count()).to.equal(0);
     await context.close();
   });
 

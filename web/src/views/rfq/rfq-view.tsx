@@ -1,7 +1,8 @@
 // RFQ: the requests the caller sees, and one request's proposals side by side (cost,
 // option value, requirements met, the market maker's measured track record), with the
-// project's shortlist and award; what changed between the request's versions and between
-// a proposal's revisions. A market maker sees only its own proposals, as the API answers.
+// project's shortlist and award, and its request opened, closed or cancelled; what changed
+// between the request's versions and between a proposal's revisions. A market maker sees
+// only its own proposals, as the API answers.
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type ReactNode } from 'react';
 import { api, itemsOf, unwrap, type Schemas } from '../../api/client';
@@ -11,8 +12,12 @@ import { fmtNum, fmtPct, fmtTime, fmtUsd } from '../../ui/format';
 import { Panel, QueryState } from '../../ui/query-state';
 import { Table, type Column } from '../../ui/table';
 import { VersionHistory } from './versions';
+import { RFQ_ACTION_FROM, RFQ_ACTIONS, type RfqAction } from '../../../../domain/rfq/rfq.ts';
 
 type Rfq = Schemas['Rfq'];
+
+/** What each action's button says (the rule of which status allows it is the domain's). */
+const ACTION_WORDS: Record<RfqAction, string> = { open: 'Open the request', close: 'Close the request', cancel: 'Cancel the request' };
 
 export default function RfqView() {
   const [q, set] = useSearchParams();
@@ -62,8 +67,24 @@ function Proposals({ id, rfq }: { id: number; rfq: Rfq | undefined }) {
     onSuccess: done,
     onError: (e) => setMessage(e.message),
   });
+  const act = useMutation({
+    mutationFn: async (action: RfqAction) => unwrap(await api.POST('/v2/organizations/rfqs/{id}/actions/', { params: { path: { id } }, body: { action } })),
+    onSuccess: () => {
+      done();
+      void queryClient.invalidateQueries({ queryKey: ['rfqs', id, 'versions'] });
+    },
+    onError: (e) => setMessage(e.message),
+  });
+  // The request's own changes, for the project that made it: those its status allows.
+  const actions = mine && rfq && (
+    <div className="actions" role="group" aria-label="The request">
+      {RFQ_ACTIONS.filter((a) => RFQ_ACTION_FROM[a].includes(rfq.status)).map((a) => (
+        <button key={a} type="button" className={a === 'cancel' ? 'secondary' : undefined} disabled={act.isPending} onClick={() => act.mutate(a)}>{ACTION_WORDS[a]}</button>
+      ))}
+    </div>
+  );
   return (
-    <Panel title={`Proposals${rfq ? ` for ${rfq.title}` : ''}`} wide>
+    <Panel title={`Proposals${rfq ? ` for ${rfq.title}` : ''}`} actions={actions} wide>
       <QueryState query={proposals} empty={(r) => r.length === 0}>
         {(rows) => {
           // Typed by the answer: the client's reading of ComparedProposal drops the always-null
