@@ -322,14 +322,29 @@ describe('web app (/app/) in Chromium', function () {
     expect(await requestActions.getByRole('button').allTextContents()).to.deep.equal(['Close the request', 'Cancel the request']);
     expect(await axeViolations(page)).to.deep.equal([]);
 
-    // A draft of the project's: opened, then cancelled, from the view.
-    const draft = await call('POST', '/v2/organizations/rfqs/', {
-      token,
-      json: { asset: w.asset, title: `Draft ${w.tag}`, models: ['loan_call_option'], exchanges: [w.ex], loan_budget: { quantity: 50_000 }, term_days: 30,
-        requirements: [{ metric: 'depth/bid_2bps', threshold: 500 }], invited: [w.mm], deadline: new Date(Date.now() + 3 * 86_400_000).toISOString() },
-    });
-    expect(draft.status, draft.text).to.equal(201);
-    await page.goto(`${base}/app/rfq?rfq=${draft.body.id}`);
+    // A draft made in the form (the browser's zone is UTC here), then opened and cancelled.
+    const form = page.getByRole('form', { name: 'New request' });
+    const deadline = new Date(Math.floor(Date.now() / 60_000) * 60_000 + 3 * 86_400_000);
+    await form.getByLabel('Asset').selectOption(w.asset);
+    await form.getByLabel('Title').fill(`Draft ${w.tag}`);
+    await form.getByLabel(`Exchange ${w.tag}`, { exact: true }).check();
+    await form.getByLabel('Tokens to lend at most').fill('50000');
+    await form.getByLabel('Term (days)').fill('30');
+    await form.getByRole('button', { name: 'Add a requirement' }).click();
+    const requirement = form.getByRole('group', { name: 'Requirement 1' });
+    await requirement.getByLabel('Metric').selectOption('depth/bid_2bps');
+    await requirement.getByLabel('Threshold').fill('500');
+    await form.getByLabel(/^Invited market makers/).fill(w.mm);
+    await form.getByLabel(/^Deadline/).fill(deadline.toISOString().slice(0, 16));
+    await form.getByRole('button', { name: 'Save the draft' }).click();
+    await page.getByRole('status').filter({ hasText: 'Draft saved' }).waitFor();
+    const drafts = ((await call('GET', '/v2/organizations/rfqs/', { token })).body as { id: number; title: string }[]).filter((r) => r.title === `Draft ${w.tag}`);
+    expect(drafts).to.have.length(1);
+    const draft = await call('GET', `/v2/organizations/rfqs/${drafts[0]!.id}/`, { token });
+    expect(draft.body).to.deep.include({ asset: w.asset, models: ['loan_call_option'], exchanges: [w.ex], term_days: 30, invited: [w.mm], sealed: false, status: 'draft', deadline: deadline.toISOString() });
+    expect(draft.body.loan_budget.quantity).to.equal(50_000);
+    expect(draft.body.requirements.map((r: { metric: string; threshold: number; direction: string }) => [r.metric, r.threshold, r.direction])).to.deep.equal([['depth/bid_2bps', 500, 'above']]);
+    expect(new URL(page.url()).searchParams.get('rfq')).to.equal(String(draft.body.id));
     const statusOf = async () => (await call('GET', `/v2/organizations/rfqs/${draft.body.id}/`, { token })).body.status as string;
     await requestActions.getByRole('button', { name: 'Open the request' }).click();
     await requestActions.getByRole('button', { name: 'Close the request' }).waitFor();

@@ -12,6 +12,7 @@ import { fmtNum, fmtPct, fmtTime, fmtUsd } from '../../ui/format';
 import { Panel, QueryState } from '../../ui/query-state';
 import { Table, type Column } from '../../ui/table';
 import { VersionHistory } from './versions';
+import { NewRfq } from './new-rfq';
 import { RFQ_ACTION_FROM, RFQ_ACTIONS, type RfqAction } from '../../../../domain/rfq/rfq.ts';
 
 type Rfq = Schemas['Rfq'];
@@ -38,6 +39,7 @@ export default function RfqView() {
           {(rows) => <Table caption="Requests you can see" columns={columns} rows={rows} rowKey={(r) => String(r.id)} />}
         </QueryState>
       </Panel>
+      <NewRfq onSaved={(id) => set({ rfq: String(id) })} />
       {selected && <Proposals id={selected} rfq={rfqs.data?.find((r) => r.id === selected)} />}
       {selected && <RfqVersions id={selected} />}
     </div>
