@@ -61,7 +61,7 @@ describe('web app (/app/) in Chromium', function () {
     };
   };
   const makerCode = codesOf(() => makerSecret);
-  const made = { target: 0, mmTarget: 0, loan: 0, rfq: 0, proposal: 0 };
+  const made = { target: 0, mmTarget: 0, loan: 0, rfq: 0, proposal: 0, quote: 0 };
 
   const marketsUrl = (extra = '') => `${base}/app/markets?asset=${w.asset}&start=${SHOWN.start}&end=${SHOWN.end}&interval=1h&bps=10${extra}`;
   const pairsTable = (page: Page) => page.getByRole('table', { name: new RegExp(`${w.asset} pairs`) });
@@ -141,6 +141,15 @@ describe('web app (/app/) in Chromium', function () {
       json: { action: 'revise', loan: { quantity: 100_000, tranches: [{ quantity: 100_000, strike_basis: 'fixed', strike_price: 95, expires_after_days: 90 }] } },
     });
     expect(revised.status, revised.text).to.equal(200);
+    // An open request the market maker has not answered yet (it proposes in the app).
+    const quote = await call('POST', '/v2/organizations/rfqs/', {
+      token,
+      json: { asset: w.asset, title: `Quote ${w.tag}`, models: ['loan_call_option', 'retainer'], exchanges: [w.ex], loan_budget: { quantity: 40_000 }, term_days: 60,
+        requirements: [{ metric: 'depth/bid_2bps', threshold: 800 }], invited: [w.mm], deadline: new Date(Date.now() + 4 * 86_400_000).toISOString() },
+    });
+    expect(quote.status, quote.text).to.equal(201);
+    made.quote = quote.body.id;
+    expect((await call('POST', `/v2/organizations/rfqs/${made.quote}/actions/`, { token, json: { action: 'open' } })).status).to.equal(200);
     browser = await launch();
   });
 
@@ -376,6 +385,36 @@ describe('web app (/app/) in Chromium', function () {
     await page.getByRole('table', { name: 'Proposals side by side' }).getByRole('columnheader', { name: `Maker ${w.tag}` }).waitFor();
     expect(await page.getByRole('button', { name: /Award/ }).count()).to.equal(0);
     expect(await page.getByRole('group', { name: 'The request' }).count()).to.equal(0);
+    // Its proposal there is live: it may withdraw it, not send another.
+    await page.getByRole('button', { name: `Withdraw the proposal of Maker ${w.tag}` }).waitFor();
+    expect(await page.getByRole('form', { name: 'Your proposal' }).count()).to.equal(0);
+
+    // A proposal to the request it has not answered, made in the form: the API holds what was entered.
+    await page.goto(`${base}/app/rfq?rfq=${made.quote}`);
+    const form = page.getByRole('form', { name: 'Your proposal' });
+    const validUntil = new Date(Math.floor(Date.now() / 60_000) * 60_000 + 6 * 86_400_000);
+    await form.getByLabel('Loan model').selectOption('loan_call_option');
+    const tranche = form.getByRole('group', { name: 'Tranche 1' });
+    expect(await tranche.getByLabel('Tokens').inputValue()).to.equal('40000');
+    await tranche.getByLabel('Strike price (USD)').fill('100');
+    // The request's requirement to start from, offered stronger.
+    const kpi = form.getByRole('group', { name: 'KPI 1' });
+    expect(await kpi.getByLabel('Metric').inputValue()).to.equal('depth/bid_2bps');
+    await kpi.getByLabel('Threshold').fill('1200');
+    await form.getByLabel('Retainer (USD a month)').fill('2500');
+    await form.getByLabel(/^Valid until/).fill(validUntil.toISOString().slice(0, 16));
+    await form.getByRole('button', { name: 'Send the proposal' }).click();
+    await page.getByRole('button', { name: `Withdraw the proposal of Maker ${w.tag}` }).waitFor();
+    const sent = (await call('GET', `/v2/organizations/rfqs/${made.quote}/proposals/`, { token })).body as Record<string, any>[];
+    expect(sent).to.have.length(1);
+    expect(sent[0]).to.deep.include({ model: 'loan_call_option', status: 'submitted', retainer_fee_usd_month: 2500, valid_until: validUntil.toISOString() });
+    expect(sent[0]!.loan.quantity).to.equal(40_000);
+    expect(sent[0]!.loan.tranches.map((t: Record<string, unknown>) => [t.quantity, t.strike_basis, t.strike_price, t.expires_after_days])).to.deep.equal([[40_000, 'fixed', 100, 60]]);
+    expect(sent[0]!.kpis.map((k: { metric: string; threshold: number }) => [k.metric, k.threshold])).to.deep.equal([['depth/bid_2bps', 1200]]);
+    expect(await axeViolations(page)).to.deep.equal([]);
+    await page.getByRole('button', { name: `Withdraw the proposal of Maker ${w.tag}` }).click();
+    await form.waitFor();
+    expect((await call('GET', `/v2/organizations/rfqs/${made.quote}/proposals/`, { token })).body[0].status).to.equal('withdrawn');
     await context.close();
   });
 

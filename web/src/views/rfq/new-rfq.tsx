@@ -6,19 +6,14 @@
 // sealed until the deadline, and the deadline. The API's words for a problem are shown.
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
-import { MM_METRICS } from '../../../../domain/market/facts.ts';
 import { LOAN_MODELS, type LoanModel } from '../../../../domain/loans/loan.ts';
-import { api, unwrap, type Schemas } from '../../api/client';
+import { api, unwrap } from '../../api/client';
 import { useScope } from '../../api/organizations';
 import { Panel } from '../../ui/query-state';
+import { KpiRows, kpisOf, type KpiRow } from './kpi-rows';
 
 /** How each loan model reads (docs/loans.md). */
 const MODEL_WORDS: Record<LoanModel, string> = { loan_call_option: 'loan with call options', retainer: 'retainer', hybrid: 'hybrid' };
-
-interface Requirement {
-  metric: string;
-  threshold: string;
-}
 
 export function NewRfq({ onSaved }: { onSaved: (id: number) => void }) {
   const client = useQueryClient();
@@ -31,7 +26,7 @@ export function NewRfq({ onSaved }: { onSaved: (id: number) => void }) {
   const [exchanges, setExchanges] = useState<string[]>([]);
   const [quantity, setQuantity] = useState('');
   const [termDays, setTermDays] = useState('90');
-  const [requirements, setRequirements] = useState<Requirement[]>([]);
+  const [requirements, setRequirements] = useState<KpiRow[]>([]);
   const [invited, setInvited] = useState('');
   const [sealed, setSealed] = useState(false);
   const [deadline, setDeadline] = useState('');
@@ -48,7 +43,7 @@ export function NewRfq({ onSaved }: { onSaved: (id: number) => void }) {
             exchanges,
             loan_budget: { quantity: Number(quantity) },
             term_days: Number(termDays),
-            requirements: requirements.map((r) => ({ metric: r.metric as Schemas['MetricId'], threshold: Number(r.threshold) })),
+            requirements: kpisOf(requirements),
             invited: invited.split(',').map((s) => s.trim()).filter(Boolean),
             sealed,
             // The browser's local time, sent as an instant.
@@ -65,7 +60,6 @@ export function NewRfq({ onSaved }: { onSaved: (id: number) => void }) {
   });
   if (projects.length === 0) return null;
   const toggle = <T,>(list: T[], x: T, on: boolean) => (on ? [...list, x] : list.filter((y) => y !== x));
-  const setRequirement = (i: number, change: Partial<Requirement>) => setRequirements(requirements.map((r, j) => (j === i ? { ...r, ...change } : r)));
   const submit = (e: FormEvent) => {
     e.preventDefault();
     save.mutate();
@@ -109,25 +103,7 @@ export function NewRfq({ onSaved }: { onSaved: (id: number) => void }) {
           Term (days)
           <input type="number" min="1" max="3650" step="1" required value={termDays} onChange={(e) => setTermDays(e.target.value)} />
         </label>
-        <fieldset>
-          <legend>Requirements</legend>
-          {requirements.map((r, i) => (
-            <div key={i} className="requirement" role="group" aria-label={`Requirement ${i + 1}`}>
-              <label>
-                Metric
-                <select value={r.metric} onChange={(e) => setRequirement(i, { metric: e.target.value })}>
-                  {MM_METRICS.map((m) => <option key={m} value={m}>{m}</option>)}
-                </select>
-              </label>
-              <label>
-                Threshold
-                <input type="number" step="any" required value={r.threshold} onChange={(e) => setRequirement(i, { threshold: e.target.value })} />
-              </label>
-              <button type="button" className="secondary" onClick={() => setRequirements(requirements.filter((_, j) => j !== i))}>Remove requirement {i + 1}</button>
-            </div>
-          ))}
-          <button type="button" className="secondary" onClick={() => setRequirements([...requirements, { metric: MM_METRICS[0]!, threshold: '' }])}>Add a requirement</button>
-        </fieldset>
+        <KpiRows legend="Requirements" noun="Requirement" rows={requirements} onChange={setRequirements} />
         <label>
           Invited market makers (slugs, comma-separated; none: any)
           <input value={invited} onChange={(e) => setInvited(e.target.value)} />

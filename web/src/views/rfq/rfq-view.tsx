@@ -13,7 +13,8 @@ import { Panel, QueryState } from '../../ui/query-state';
 import { Table, type Column } from '../../ui/table';
 import { VersionHistory } from './versions';
 import { NewRfq } from './new-rfq';
-import { RFQ_ACTION_FROM, RFQ_ACTIONS, type RfqAction } from '../../../../domain/rfq/rfq.ts';
+import { LIVE_PROPOSAL, RFQ_ACTION_FROM, RFQ_ACTIONS, type ProposalStatus, type RfqAction } from '../../../../domain/rfq/rfq.ts';
+import { ProposalForm } from './proposal-form';
 
 type Rfq = Schemas['Rfq'];
 
@@ -77,6 +78,16 @@ function Proposals({ id, rfq }: { id: number; rfq: Rfq | undefined }) {
     },
     onError: (e) => setMessage(e.message),
   });
+  const withdraw = useMutation({
+    mutationFn: async (pid: number) => unwrap(await api.PATCH('/v2/organizations/rfqs/{id}/proposals/{pid}/', { params: { path: { id, pid } }, body: { action: 'withdraw' } })),
+    onSuccess: done,
+    onError: (e) => setMessage(e.message),
+  });
+  // The caller's market makers that may propose (invited, or anyone when none is named),
+  // and their live proposals (a market maker's list holds only its own).
+  const makers = (scope.data?.organizations ?? []).filter((o) => o.kind === 'market_maker' && (!rfq || rfq.invited.length === 0 || rfq.invited.includes(o.slug)));
+  const live = (proposals.data ?? []).filter((p) => makers.some((m) => m.slug === p.market_maker.slug) && LIVE_PROPOSAL.includes(p.status as ProposalStatus));
+  const proposing = rfq && rfq.accepting_proposals && proposals.isSuccess && makers.length > live.length && !mine;
   // The request's own changes, for the project that made it: those its status allows.
   const actions = mine && rfq && (
     <div className="actions" role="group" aria-label="The request">
@@ -151,6 +162,10 @@ function Proposals({ id, rfq }: { id: number; rfq: Rfq | undefined }) {
           );
         }}
       </QueryState>
+      {live.map((p) => (
+        <button key={p.id} type="button" className="secondary" disabled={withdraw.isPending} onClick={() => withdraw.mutate(p.id)}>Withdraw the proposal of {p.market_maker.name}</button>
+      ))}
+      {proposing && <ProposalForm rfq={rfq} makers={makers.filter((m) => !live.some((p) => p.market_maker.slug === m.slug))} />}
       {message && <p role="alert" className="error">{message}</p>}
       {revisionsOf !== null && <ProposalRevisions id={id} pid={revisionsOf} name={proposals.data?.find((p) => p.id === revisionsOf)?.market_maker.name ?? `#${revisionsOf}`} />}
     </Panel>
