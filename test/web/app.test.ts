@@ -317,6 +317,37 @@ describe('web app (/app/) in Chromium', function () {
     await detail.getByRole('button', { name: 'Activate' }).waitFor();
     expect(await axeViolations(page)).to.deep.equal([]);
     await screenshot(page, 'loans');
+    // Activated, then its one tranche settled (returned, part of it): the loan is settled.
+    await detail.getByRole('button', { name: 'Activate' }).click();
+    const settle = detail.getByRole('group', { name: `Settle tranche ${loan.body.tranches[0].id}` });
+    await settle.getByLabel('Tokens settled').fill('200000');
+    await settle.getByRole('button', { name: 'Settle' }).click();
+    await detail.getByText('settled', { exact: true }).waitFor();
+    const settled = await call('GET', `/v2/organizations/loans/${made.loan}/`, { token });
+    expect(settled.body.status).to.equal('settled');
+    expect(settled.body.tranches.map((t: Record<string, unknown>) => [t.settlement, t.settled_quantity])).to.deep.equal([['returned', 200_000]]);
+    expect(await detail.getByRole('button', { name: /^(Activate|Cancel|Recall|Default|Settle)$/ }).count()).to.equal(0);
+
+    // A new loan made in the form: the API's draft holds what was entered, and it is shown.
+    const newLoan = page.getByRole('form', { name: 'New loan' });
+    await newLoan.getByLabel('Asset').selectOption(w.asset);
+    await newLoan.getByLabel('Market maker (slug)').fill(w.mm);
+    await newLoan.getByLabel('Tokens lent').fill('30000');
+    await newLoan.getByLabel(`Exchange ${w.tag} ${spot}`, { exact: true }).check();
+    await newLoan.getByLabel('Starts (UTC day)').fill('2026-01-01');
+    await newLoan.getByLabel('Ends (UTC day)').fill('2027-01-01');
+    const firstTranche = newLoan.getByRole('group', { name: 'Tranche 1' });
+    await firstTranche.getByLabel('Tokens').fill('30000');
+    await firstTranche.getByLabel('Strike price (USD)').fill('80');
+    await firstTranche.getByLabel('Expires (UTC day)').fill('2026-12-31');
+    await newLoan.getByRole('button', { name: 'Save the draft loan' }).click();
+    await page.getByRole('status').filter({ hasText: 'Draft loan saved' }).waitFor();
+    const shownId = Number(new URL(page.url()).searchParams.get('loan'));
+    const made2 = await call('GET', `/v2/organizations/loans/${shownId}/`, { token });
+    expect(made2.body).to.deep.include({ asset: w.asset, model: 'loan_call_option', quantity: 30_000, status: 'draft', exchanges: [w.ex], pairs: [spot] });
+    expect(made2.body.market_maker.slug).to.equal(w.mm);
+    expect(made2.body.tranches.map((t: Record<string, unknown>) => [t.quantity, t.strike_basis, t.strike_price, t.expires_at])).to.deep.equal([[30_000, 'fixed', 80, '2026-12-31T00:00:00.000Z']]);
+    await page.getByRole('region', { name: new RegExp(`Loan #${shownId}`) }).getByRole('button', { name: 'Activate' }).waitFor();
 
     await page.getByRole('link', { name: 'RFQ' }).click();
     await page.getByRole('link', { name: `Listing ${w.tag}` }).click();
@@ -326,6 +357,8 @@ describe('web app (/app/) in Chromium', function () {
     const cost = await compared.getByRole('row', { name: /Cost over the term/ }).getByRole('cell').first().textContent();
     expect(numberOf(cost!)).to.equal(Math.round(proposals.body[0].cost_usd));
     await page.getByRole('button', { name: `Shortlist Maker ${w.tag}` }).waitFor();
+    // A submitted proposal may be shortlisted, rejected or awarded (the domain's rule).
+    for (const decision of ['Shortlist', 'Reject', 'Award']) expect(await page.getByRole('button', { name: `${decision} Maker ${w.tag}` }).isEnabled(), decision).to.equal(true);
     // The open request may be closed or cancelled, not opened again.
     const requestActions = page.getByRole('group', { name: 'The request' });
     expect(await requestActions.getByRole('button').allTextContents()).to.deep.equal(['Close the request', 'Cancel the request']);

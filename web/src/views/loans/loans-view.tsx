@@ -1,6 +1,7 @@
 // Loans: the list the API answers the caller (a lender's members its loans, a market maker
 // the loans made to it), and one loan with its tranches, valuation (tokens out, option value
-// per tranche) and KPI share, with the actions its state allows to a member of the lender.
+// per tranche) and KPI share, with the actions its state allows to a member of the lender
+// (the domain's rule), a tranche's settlement among them (returned or exercised).
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { api, itemsOf, unwrap, type Schemas } from '../../api/client';
@@ -9,11 +10,14 @@ import { useSearchParams } from '../../router';
 import { fmtNum, fmtPct, fmtPrice, fmtTime, fmtUsd } from '../../ui/format';
 import { Panel, QueryState } from '../../ui/query-state';
 import { Table, type Column } from '../../ui/table';
+import { NewLoan } from './new-loan';
+import { actionAllowed, LOAN_ACTIONS, SETTLEMENTS, type LoanAction, type LoanStatus, type Settlement } from '../../../../domain/loans/loan.ts';
 
 type Loan = Schemas['Loan'];
 type Tranche = Loan['tranches'][number];
-type Action = 'activate' | 'cancel' | 'recall' | 'default';
-const ACTIONS: Partial<Record<Loan['status'], Action[]>> = { draft: ['activate', 'cancel'], active: ['recall'], settlement_due: ['default'] };
+/** The loan's own actions (a tranche's settlement is asked per tranche). */
+type Action = Exclude<LoanAction, 'settle_tranche'>;
+const LOAN_WIDE: readonly Action[] = LOAN_ACTIONS.filter((a): a is Action => a !== 'settle_tranche');
 
 export default function LoansView() {
   const [q, set] = useSearchParams();
@@ -36,6 +40,7 @@ export default function LoansView() {
           {(rows) => <Table caption="Token loans you can see" columns={columns} rows={rows} rowKey={(r) => String(r.id)} />}
         </QueryState>
       </Panel>
+      <NewLoan onSaved={(id) => set({ loan: String(id) })} />
       {selected && <LoanDetail id={selected} />}
     </div>
   );
@@ -50,7 +55,8 @@ function LoanDetail({ id }: { id: number }) {
   const [message, setMessage] = useState<string | null>(null);
   const loan = useQuery({ queryKey: ['loan', id], queryFn: async () => unwrap(await api.GET('/v2/organizations/loans/{id}/', { params: { path: { id } } })) });
   const act = useMutation({
-    mutationFn: async (action: Action) => unwrap(await api.POST('/v2/organizations/loans/{id}/actions/', { params: { path: { id } }, body: { action } })),
+    mutationFn: async (body: { action: Action } | { action: 'settle_tranche'; tranche_id: number; settlement: Settlement; settled_quantity: number }) =>
+      unwrap(await api.POST('/v2/organizations/loans/{id}/actions/', { params: { path: { id } }, body })),
     onSuccess: () => {
       setMessage(null);
       void queryClient.invalidateQueries({ queryKey: ['loan', id] });
@@ -66,7 +72,9 @@ function LoanDetail({ id }: { id: number }) {
         // The valuation's strike where it has one, else the tranche's.
         const strike = (t: Tranche) => perTranche.get(t.id)?.strike_price ?? t.strike_price;
         const mine = !!scope.data?.organizations.some((o) => o.slug === l.organization.slug);
-        const actions = mine ? (ACTIONS[l.status] ?? []) : [];
+        const status = l.status as LoanStatus;
+        const actions = mine ? LOAN_WIDE.filter((a) => actionAllowed(a, status)) : [];
+        const settling = mine && actionAllowed('settle_tranche', status);
         const trancheColumns: Column<Tranche>[] = [
           { key: 'id', label: 'Tranche', value: (t) => t.id },
           { key: 'quantity', label: 'Tokens', value: (t) => t.quantity, render: (t) => fmtNum(t.quantity), numeric: true },
@@ -75,6 +83,9 @@ function LoanDetail({ id }: { id: number }) {
           { key: 'expires_at', label: 'Expires', value: (t) => t.expires_at, render: (t) => fmtTime(t.expires_at) },
           { key: 'option', label: 'Option value', value: (t) => perTranche.get(t.id)?.intrinsic_value_usd ?? null, render: (t) => fmtUsd(perTranche.get(t.id)?.intrinsic_value_usd ?? null), numeric: true },
           { key: 'settlement', label: 'Settlement', value: (t) => t.settlement ?? 'open' },
+          ...(settling
+            ? [{ key: 'settle', label: 'Settle', value: () => null, render: (t: Tranche) => (t.settlement ? null : <SettleTranche tranche={t} busy={act.isPending} onSettle={(settlement, quantity) => act.mutate({ action: 'settle_tranche', tranche_id: t.id, settlement, settled_quantity: quantity })} />) }]
+            : []),
         ];
         return (
           <Panel title={`Loan #${id}: ${l.asset} to ${l.market_maker.name}`} wide>
@@ -90,7 +101,7 @@ function LoanDetail({ id }: { id: number }) {
             {actions.length > 0 && (
               <div className="actions">
                 {actions.map((a) => (
-                  <button key={a} type="button" className="secondary" disabled={act.isPending} onClick={() => act.mutate(a)}>
+                  <button key={a} type="button" className="secondary" disabled={act.isPending} onClick={() => act.mutate({ action: a })}>
                     {a[0]!.toUpperCase() + a.slice(1)}
                   </button>
                 ))}
@@ -101,5 +112,20 @@ function LoanDetail({ id }: { id: number }) {
         );
       }}
     </QueryState>
+  );
+}
+
+/** A tranche's settlement: the tokens returned, or the option exercised, and how many (all by default). */
+function SettleTranche({ tranche, busy, onSettle }: { tranche: Tranche; busy: boolean; onSettle: (settlement: Settlement, quantity: number) => void }) {
+  const [settlement, setSettlement] = useState<Settlement>('returned');
+  const [quantity, setQuantity] = useState(String(tranche.quantity));
+  return (
+    <span className="actions" role="group" aria-label={`Settle tranche ${tranche.id}`}>
+      <select aria-label="Settlement" value={settlement} onChange={(e) => setSettlement(e.target.value as Settlement)}>
+        {SETTLEMENTS.map((x) => <option key={x} value={x}>{x}</option>)}
+      </select>
+      <input aria-label="Tokens settled" type="number" min="0" step="any" value={quantity} onChange={(e) => setQuantity(e.target.value)} />
+      <button type="button" className="secondary" disabled={busy} onClick={() => onSettle(settlement, Number(quantity))}>Settle</button>
+    </span>
   );
 }

@@ -6,26 +6,17 @@
 // withdrawn from here too. The API's words for a problem are shown.
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
-import { STRIKE_BASES, type LoanModel, type StrikeBasis } from '../../../../domain/loans/loan.ts';
+import type { LoanModel } from '../../../../domain/loans/loan.ts';
 import { api, unwrap, type Schemas } from '../../api/client';
 import { KpiRows, kpisOf, type KpiRow } from './kpi-rows';
-
-interface Tranche {
-  quantity: string;
-  basis: StrikeBasis;
-  /** The strike price (fixed) or the premium in percent (twap_premium). */
-  strike: string;
-  days: string;
-}
-
-const BASIS_WORDS: Record<StrikeBasis, string> = { fixed: 'fixed price (USD)', twap_premium: 'premium over the 24-hour TWAP (%)' };
+import { CostFields, strikeOf, TrancheRows, type TrancheRow } from '../loans/loan-fields';
 
 export function ProposalForm({ rfq, makers }: { rfq: Schemas['Rfq']; makers: { slug: string; name: string }[] }) {
   const client = useQueryClient();
   const [maker, setMaker] = useState(makers[0]?.slug ?? '');
   const [model, setModel] = useState<LoanModel>(rfq.models[0] as LoanModel);
   const [quantity, setQuantity] = useState(String(rfq.loan_budget.quantity));
-  const [tranches, setTranches] = useState<Tranche[]>([{ quantity: String(rfq.loan_budget.quantity), basis: 'fixed', strike: '', days: String(rfq.term_days) }]);
+  const [tranches, setTranches] = useState<TrancheRow[]>([{ quantity: String(rfq.loan_budget.quantity), basis: 'fixed', strike: '', expiry: String(rfq.term_days) }]);
   const [retainer, setRetainer] = useState('0');
   const [interest, setInterest] = useState('0');
   const [kpis, setKpis] = useState<KpiRow[]>(rfq.requirements.map((r) => ({ metric: r.metric, threshold: String(r.threshold) })));
@@ -44,8 +35,8 @@ export function ProposalForm({ rfq, makers }: { rfq: Schemas['Rfq']; makers: { s
               tranches: tranches.map((t) => ({
                 quantity: Number(t.quantity),
                 strike_basis: t.basis,
-                ...(t.basis === 'fixed' ? { strike_price: Number(t.strike) } : { premium_pct: Number(t.strike) }),
-                expires_after_days: Number(t.days),
+                ...strikeOf(t),
+                expires_after_days: Number(t.expiry),
               })),
             },
             retainer_fee_usd_month: Number(retainer),
@@ -61,7 +52,6 @@ export function ProposalForm({ rfq, makers }: { rfq: Schemas['Rfq']; makers: { s
       await client.invalidateQueries({ queryKey: ['proposals', rfq.id] });
     },
   });
-  const setTranche = (i: number, change: Partial<Tranche>) => setTranches(tranches.map((t, j) => (j === i ? { ...t, ...change } : t)));
   const submit = (e: FormEvent) => {
     e.preventDefault();
     send.mutate();
@@ -86,41 +76,8 @@ export function ProposalForm({ rfq, makers }: { rfq: Schemas['Rfq']; makers: { s
         Tokens borrowed
         <input type="number" min="0" step="any" required value={quantity} onChange={(e) => setQuantity(e.target.value)} />
       </label>
-      <fieldset>
-        <legend>Tranches</legend>
-        {tranches.map((t, i) => (
-          <div key={i} className="requirement" role="group" aria-label={`Tranche ${i + 1}`}>
-            <label>
-              Tokens
-              <input type="number" min="0" step="any" required value={t.quantity} onChange={(e) => setTranche(i, { quantity: e.target.value })} />
-            </label>
-            <label>
-              Strike
-              <select value={t.basis} onChange={(e) => setTranche(i, { basis: e.target.value as StrikeBasis })}>
-                {STRIKE_BASES.map((b) => <option key={b} value={b}>{BASIS_WORDS[b]}</option>)}
-              </select>
-            </label>
-            <label>
-              {t.basis === 'fixed' ? 'Strike price (USD)' : 'Premium (%)'}
-              <input type="number" step="any" required value={t.strike} onChange={(e) => setTranche(i, { strike: e.target.value })} />
-            </label>
-            <label>
-              Expires after (days)
-              <input type="number" min="1" max="3650" step="1" required value={t.days} onChange={(e) => setTranche(i, { days: e.target.value })} />
-            </label>
-            {tranches.length > 1 && <button type="button" className="secondary" onClick={() => setTranches(tranches.filter((_, j) => j !== i))}>Remove tranche {i + 1}</button>}
-          </div>
-        ))}
-        <button type="button" className="secondary" onClick={() => setTranches([...tranches, { quantity: '', basis: 'fixed', strike: '', days: String(rfq.term_days) }])}>Add a tranche</button>
-      </fieldset>
-      <label>
-        Retainer (USD a month)
-        <input type="number" min="0" step="any" value={retainer} onChange={(e) => setRetainer(e.target.value)} />
-      </label>
-      <label>
-        Interest rate (% a year)
-        <input type="number" min="0" step="any" value={interest} onChange={(e) => setInterest(e.target.value)} />
-      </label>
+      <TrancheRows rows={tranches} onChange={setTranches} expiry="days" twap="the 24-hour TWAP" blank={{ quantity: '', basis: 'fixed', strike: '', expiry: String(rfq.term_days) }} />
+      <CostFields retainer={retainer} onRetainer={setRetainer} interest={interest} onInterest={setInterest} />
       <KpiRows legend="KPIs offered" noun="KPI" rows={kpis} onChange={setKpis} />
       <label>
         Valid until (your local time)

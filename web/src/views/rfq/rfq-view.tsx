@@ -13,7 +13,7 @@ import { Panel, QueryState } from '../../ui/query-state';
 import { Table, type Column } from '../../ui/table';
 import { VersionHistory } from './versions';
 import { NewRfq } from './new-rfq';
-import { LIVE_PROPOSAL, RFQ_ACTION_FROM, RFQ_ACTIONS, type ProposalStatus, type RfqAction } from '../../../../domain/rfq/rfq.ts';
+import { LIVE_PROPOSAL, PROPOSAL_ACTION_FROM, RFQ_ACTION_FROM, RFQ_ACTIONS, type ProposalAction, type ProposalStatus, type RfqAction } from '../../../../domain/rfq/rfq.ts';
 import { ProposalForm } from './proposal-form';
 
 type Rfq = Schemas['Rfq'];
@@ -60,11 +60,14 @@ function Proposals({ id, rfq }: { id: number; rfq: Rfq | undefined }) {
     void queryClient.invalidateQueries({ queryKey: ['proposals', id] });
     void queryClient.invalidateQueries({ queryKey: ['rfqs'] });
   };
-  const shortlist = useMutation({
-    mutationFn: async (pid: number) => unwrap(await api.PATCH('/v2/organizations/rfqs/{id}/proposals/{pid}/', { params: { path: { id, pid } }, body: { action: 'shortlist' } })),
+  // shortlist or reject (the project), withdraw (the market maker).
+  const change = useMutation({
+    mutationFn: async ({ pid, action }: { pid: number; action: 'shortlist' | 'reject' | 'withdraw' }) =>
+      unwrap(await api.PATCH('/v2/organizations/rfqs/{id}/proposals/{pid}/', { params: { path: { id, pid } }, body: { action } })),
     onSuccess: done,
     onError: (e) => setMessage(e.message),
   });
+  const allows = (p: { status: string }, action: ProposalAction) => PROPOSAL_ACTION_FROM[action].includes(p.status as ProposalStatus);
   const award = useMutation({
     mutationFn: async (pid: number) => unwrap(await api.POST('/v2/organizations/rfqs/{id}/award/', { params: { path: { id } }, body: { proposal: pid } })),
     onSuccess: done,
@@ -76,11 +79,6 @@ function Proposals({ id, rfq }: { id: number; rfq: Rfq | undefined }) {
       done();
       void queryClient.invalidateQueries({ queryKey: ['rfqs', id, 'versions'] });
     },
-    onError: (e) => setMessage(e.message),
-  });
-  const withdraw = useMutation({
-    mutationFn: async (pid: number) => unwrap(await api.PATCH('/v2/organizations/rfqs/{id}/proposals/{pid}/', { params: { path: { id, pid } }, body: { action: 'withdraw' } })),
-    onSuccess: done,
     onError: (e) => setMessage(e.message),
   });
   // The caller's market makers that may propose (invited, or anyone when none is named),
@@ -150,8 +148,9 @@ function Proposals({ id, rfq }: { id: number; rfq: Rfq | undefined }) {
                       <th scope="row">Decide</th>
                       {rows.map((p) => (
                         <td key={p.id} className="actions">
-                          <button type="button" className="secondary" disabled={p.status !== 'submitted'} onClick={() => shortlist.mutate(p.id)}>Shortlist {p.market_maker.name}</button>
-                          <button type="button" disabled={!['submitted', 'shortlisted'].includes(p.status)} onClick={() => award.mutate(p.id)}>Award {p.market_maker.name}</button>
+                          <button type="button" className="secondary" disabled={!allows(p, 'shortlist')} onClick={() => change.mutate({ pid: p.id, action: 'shortlist' })}>Shortlist {p.market_maker.name}</button>
+                          <button type="button" className="secondary" disabled={!allows(p, 'reject')} onClick={() => change.mutate({ pid: p.id, action: 'reject' })}>Reject {p.market_maker.name}</button>
+                          <button type="button" disabled={!LIVE_PROPOSAL.includes(p.status as ProposalStatus)} onClick={() => award.mutate(p.id)}>Award {p.market_maker.name}</button>
                         </td>
                       ))}
                     </tr>
@@ -163,7 +162,7 @@ function Proposals({ id, rfq }: { id: number; rfq: Rfq | undefined }) {
         }}
       </QueryState>
       {live.map((p) => (
-        <button key={p.id} type="button" className="secondary" disabled={withdraw.isPending} onClick={() => withdraw.mutate(p.id)}>Withdraw the proposal of {p.market_maker.name}</button>
+        <button key={p.id} type="button" className="secondary" disabled={change.isPending} onClick={() => change.mutate({ pid: p.id, action: 'withdraw' })}>Withdraw the proposal of {p.market_maker.name}</button>
       ))}
       {proposing && <ProposalForm rfq={rfq} makers={makers.filter((m) => !live.some((p) => p.market_maker.slug === m.slug))} />}
       {message && <p role="alert" className="error">{message}</p>}
