@@ -420,11 +420,11 @@ describe('web app (/app/) in Chromium', function () {
     expect(await page.getByRole('group', { name: 'The request' }).count()).to.equal(0);
     // Its proposal there is live: it may withdraw it, not send another.
     await page.getByRole('button', { name: `Withdraw the proposal of Maker ${w.tag}` }).waitFor();
-    expect(await page.getByRole('form', { name: 'Your proposal' }).count()).to.equal(0);
+    expect(await page.getByRole('form', { name: 'Your proposal', exact: true }).count()).to.equal(0);
 
     // A proposal to the request it has not answered, made in the form: the API holds what was entered.
     await page.goto(`${base}/app/rfq?rfq=${made.quote}`);
-    const form = page.getByRole('form', { name: 'Your proposal' });
+    const form = page.getByRole('form', { name: 'Your proposal', exact: true });
     const validUntil = new Date(Math.floor(Date.now() / 60_000) * 60_000 + 6 * 86_400_000);
     await form.getByLabel('Loan model').selectOption('loan_call_option');
     const tranche = form.getByRole('group', { name: 'Tranche 1' });
@@ -445,6 +445,18 @@ describe('web app (/app/) in Chromium', function () {
     expect(sent[0]!.loan.tranches.map((t: Record<string, unknown>) => [t.quantity, t.strike_basis, t.strike_price, t.expires_after_days])).to.deep.equal([[40_000, 'fixed', 100, 60]]);
     expect(sent[0]!.kpis.map((k: { metric: string; threshold: number }) => [k.metric, k.threshold])).to.deep.equal([['depth/bid_2bps', 1200]]);
     expect(await axeViolations(page)).to.deep.equal([]);
+    // Revised from its own terms: a new version with the strike changed, nothing else.
+    await page.getByRole('button', { name: `Revise the proposal of Maker ${w.tag}` }).click();
+    const revise = page.getByRole('form', { name: 'Revise your proposal' });
+    const revisedTranche = revise.getByRole('group', { name: 'Tranche 1' });
+    expect(await revisedTranche.getByLabel('Strike price (USD)').inputValue()).to.equal('100');
+    expect(await revise.getByRole('group', { name: 'KPI 1' }).getByLabel('Threshold').inputValue()).to.equal('1200');
+    expect(await revise.getByLabel(/^Valid until/).inputValue()).to.equal(validUntil.toISOString().slice(0, 16));
+    await revisedTranche.getByLabel('Strike price (USD)').fill('110');
+    await revise.getByRole('button', { name: 'Send the revision' }).click();
+    await revise.getByRole('status').filter({ hasText: 'Revision sent.' }).waitFor();
+    const after = (await call('GET', `/v2/organizations/rfqs/${made.quote}/proposals/`, { token })).body[0] as Record<string, any>;
+    expect([after.version, after.status, after.loan.tranches[0].strike_price, after.retainer_fee_usd_month, after.valid_until]).to.deep.equal([2, 'submitted', 110, 2500, validUntil.toISOString()]);
     await page.getByRole('button', { name: `Withdraw the proposal of Maker ${w.tag}` }).click();
     await form.waitFor();
     expect((await call('GET', `/v2/organizations/rfqs/${made.quote}/proposals/`, { token })).body[0].status).to.equal('withdrawn');

@@ -52,6 +52,8 @@ function Proposals({ id, rfq }: { id: number; rfq: Rfq | undefined }) {
   const scope = useScope();
   const [message, setMessage] = useState<string | null>(null);
   const [revisionsOf, setRevisionsOf] = useState<number | null>(null);
+  /** The caller's live proposal being revised. */
+  const [revising, setRevising] = useState<number | null>(null);
   const proposals = useQuery({ queryKey: ['proposals', id], queryFn: async () => itemsOf(unwrap(await api.GET('/v2/organizations/rfqs/{id}/proposals/', { params: { path: { id } } }))) });
   const project = rfq?.organization.slug;
   const mine = !!scope.data?.organizations.some((o) => o.slug === project);
@@ -162,8 +164,14 @@ function Proposals({ id, rfq }: { id: number; rfq: Rfq | undefined }) {
         }}
       </QueryState>
       {live.map((p) => (
-        <button key={p.id} type="button" className="secondary" disabled={change.isPending} onClick={() => change.mutate({ pid: p.id, action: 'withdraw' })}>Withdraw the proposal of {p.market_maker.name}</button>
+        <div key={p.id} className="actions">
+          {rfq?.accepting_proposals && (
+            <button type="button" className="secondary" aria-expanded={revising === p.id} onClick={() => setRevising(revising === p.id ? null : p.id)}>Revise the proposal of {p.market_maker.name}</button>
+          )}
+          <button type="button" className="secondary" disabled={change.isPending} onClick={() => change.mutate({ pid: p.id, action: 'withdraw' })}>Withdraw the proposal of {p.market_maker.name}</button>
+        </div>
       ))}
+      {rfq?.accepting_proposals && live.filter((p) => p.id === revising).map((p) => <ProposalForm key={p.id} rfq={rfq} makers={makers} revising={p} />)}
       {proposing && <ProposalForm rfq={rfq} makers={makers.filter((m) => !live.some((p) => p.market_maker.slug === m.slug))} />}
       {message && <p role="alert" className="error">{message}</p>}
       {revisionsOf !== null && <ProposalRevisions id={id} pid={revisionsOf} name={proposals.data?.find((p) => p.id === revisionsOf)?.market_maker.name ?? `#${revisionsOf}`} />}
