@@ -777,6 +777,7 @@ describe('web app (/app/) in Chromium', function () {
       await screenshot(page, 'account');
       await row.getByRole('button', { name: `Revoke ci ${w.tag}` }).click();
       await page.getByText('No API keys.').waitFor();
+      expect(await page.getByRole('region', { name: 'The new API key' }).count(), 'a revoked key no longer shown').to.equal(0);
       expect((await call('GET', '/v1/organizations/', { authorization: `Api-Key ${key}` })).status).to.equal(401);
 
       // Two-factor off.

@@ -151,16 +151,18 @@ type ApiKey = Schemas['ApiKey'];
 function ApiKeys() {
   const client = useQueryClient();
   const keys = useQuery({ queryKey: ['api-keys'], queryFn: async () => unwrap(await api.GET('/v1/user/api-keys/')) });
-  const revoke = useMutation({
-    mutationFn: async (id: number) => unwrap(await api.DELETE('/v1/user/api-keys/{id}/', { params: { path: { id } } })),
-    onSettled: () => client.invalidateQueries({ queryKey: ['api-keys'] }),
-  });
   const [name, setName] = useState('');
   const [scopes, setScopes] = useState<Scope[]>(['metrics:read']);
   const [expires, setExpires] = useState('');
   const [password, setPassword] = useState('');
   const [code, setCode] = useState('');
-  const [made, setMade] = useState<string | null>(null);
+  /** The key just made, by its id: shown until it is revoked or another is made. */
+  const [made, setMade] = useState<{ id: number; key: string } | null>(null);
+  const revoke = useMutation({
+    mutationFn: async (id: number) => unwrap(await api.DELETE('/v1/user/api-keys/{id}/', { params: { path: { id } } })),
+    onSuccess: (_, id) => setMade((m) => (m?.id === id ? null : m)),
+    onSettled: () => client.invalidateQueries({ queryKey: ['api-keys'] }),
+  });
   const [outcome, run] = useFormCall();
   const columns: Column<ApiKey>[] = [
     { key: 'name', label: 'Name', value: (k) => k.name },
@@ -174,7 +176,7 @@ function ApiKeys() {
   const submit = (e: FormEvent) => run(e, async () => {
     setMade(null);
     const r = unwrap(await api.POST('/v1/user/api-keys/', { body: { name, scopes, password, ...(code ? { code } : {}), ...(expires ? { expires_at: `${expires}T00:00:00Z` } : {}) } }));
-    setMade(r.key);
+    setMade({ id: r.id, key: r.key });
     setName('');
     setPassword('');
     setCode('');
@@ -215,7 +217,7 @@ function ApiKeys() {
       {made && (
         <div className="secret" role="region" aria-label="The new API key">
           <p>Copy the key now: it is not shown again.</p>
-          <code>{made}</code>
+          <code>{made.key}</code>
         </div>
       )}
     </Panel>
