@@ -9,6 +9,8 @@ export type Organization = paths['/v1/organizations/']['get']['responses']['200'
 export interface Scope {
   organizations: Organization[];
   assets: string[];
+  /** The assets of the caller's projects: those it may lend or ask proposals for (as their owner). */
+  projectAssets: string[];
   pairsOf: (asset: string) => { exchange: string; pair: string; market_type: string }[];
   exchangeName: (slug: string) => string;
   kinds: Set<string>;
@@ -31,6 +33,7 @@ function scopeOf(orgs: Organization[]): Scope {
   return {
     organizations: orgs,
     assets: [...assets].sort(),
+    projectAssets: [...new Set(orgs.filter((o) => o.kind === 'project').flatMap((o) => (o.assets ?? []).map((a) => a.symbol)))].filter((a): a is string => !!a).sort(),
     pairsOf: (asset) => [...(pairs.get(asset)?.values() ?? [])].sort((a, b) => a.exchange.localeCompare(b.exchange) || a.pair.localeCompare(b.pair)),
     exchangeName: (slug) => names.get(slug) ?? slug,
     kinds: new Set(orgs.map((o) => o.kind ?? '')),

@@ -18,8 +18,7 @@ const dayStart = (day: string) => (day ? `${day}T00:00:00Z` : '');
 export function NewLoan({ onSaved }: { onSaved: (id: number) => void }) {
   const client = useQueryClient();
   const scope = useScope();
-  const projects = (scope.data?.organizations ?? []).filter((o) => o.kind === 'project');
-  const assets = [...new Set(projects.flatMap((o) => o.assets.map((a) => a.symbol)))].sort();
+  const assets = scope.data?.projectAssets ?? [];
   const [asset, setAsset] = useState('');
   const [maker, setMaker] = useState('');
   const [model, setModel] = useState<LoanModel>('loan_call_option');
@@ -63,7 +62,7 @@ export function NewLoan({ onSaved }: { onSaved: (id: number) => void }) {
       onSaved(r.id);
     },
   });
-  if (projects.length === 0) return null;
+  if (assets.length === 0) return null;
   const submit = (e: FormEvent) => {
     e.preventDefault();
     save.mutate();

@@ -18,8 +18,7 @@ const MODEL_WORDS: Record<LoanModel, string> = { loan_call_option: 'loan with ca
 export function NewRfq({ onSaved }: { onSaved: (id: number) => void }) {
   const client = useQueryClient();
   const scope = useScope();
-  const projects = (scope.data?.organizations ?? []).filter((o) => o.kind === 'project');
-  const assets = [...new Set(projects.flatMap((o) => o.assets.map((a) => a.symbol)))].sort();
+  const assets = scope.data?.projectAssets ?? [];
   const [asset, setAsset] = useState('');
   const [title, setTitle] = useState('');
   const [models, setModels] = useState<LoanModel[]>(['loan_call_option']);
@@ -58,7 +57,7 @@ export function NewRfq({ onSaved }: { onSaved: (id: number) => void }) {
       onSaved(r.id);
     },
   });
-  if (projects.length === 0) return null;
+  if (assets.length === 0) return null;
   const toggle = <T,>(list: T[], x: T, on: boolean) => (on ? [...list, x] : list.filter((y) => y !== x));
   const submit = (e: FormEvent) => {
     e.preventDefault();
