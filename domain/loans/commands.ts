@@ -9,7 +9,7 @@ import type { TargetRepository } from '../targets/repository.ts';
 import { decide, refuse, type Outcome } from '../outcome.ts';
 import { applyAction, loanAsOf, type SettleInput } from './actions.ts';
 import { activateAwardTargets, awardTargetsDue } from './award-targets.ts';
-import { draftLoan, loanOf, loanRecord, START_TWAP_DAYS, type Loan, type LoanAction, type LoanRecord } from './loan.ts';
+import { draftLoan, loanOf, loanRecord, START_TWAP_DAYS, termsEditable, type Loan, type LoanAction, type LoanRecord } from './loan.ts';
 import { loanTermsOf, type LoanTermsInput } from './terms.ts';
 import type { LoanCaller } from './visibility.ts';
 import { DAY_MS } from '../../lib/time.ts';
@@ -62,7 +62,7 @@ export function changeLoan(env: LoanEnv, c: LoanCaller, id: number, input: LoanT
   return decide(() =>
     env.locks.with(AGREEMENTS_LOCK, async () => {
       const { current } = await managedLoan(env, c, id);
-      if (current.status !== 'draft') refuse.state(CHANGE_MESSAGES.onlyDraft(current.status));
+      if (!termsEditable(current.status)) refuse.state(CHANGE_MESSAGES.onlyDraft(current.status));
       const checked = loanTermsOf(input, c, current);
       if (checked.errors) refuse.fields(checked.errors);
       const next: Loan = { ...current, ...checked.value!, version: current.version + 1 };

@@ -135,6 +135,9 @@ export const ACTION_FROM: Record<LoanAction, readonly LoanStatus[]> = {
 
 export const actionAllowed = (action: LoanAction, status: LoanStatus): boolean => ACTION_FROM[action].includes(status);
 
+/** Whether the lender may still change the terms (PATCH): only a draft's. */
+export const termsEditable = (status: LoanStatus): boolean => status === 'draft';
+
 /** Tokens still out: the unsettled tranches of a loan that was disbursed and not taken back (a default leaves them out). */
 export function tokensOut(loan: Pick<Loan, 'tranches' | 'status'>): number {
   if (loan.status !== 'active' && loan.status !== 'settlement_due' && loan.status !== 'defaulted') return 0;

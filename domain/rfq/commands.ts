@@ -25,6 +25,7 @@ import {
   RFQ_ACTION_TO,
   RFQ_STATE_MESSAGES,
   rfqRecord,
+  rfqTermsEditable,
   type Proposal,
   type ProposalAction,
   type Rfq,
@@ -84,7 +85,7 @@ export function createRfq(env: RfqEnv, c: RfqCaller, input: RfqInput): Promise<O
 export function changeRfq(env: RfqEnv, c: RfqCaller, id: number, input: RfqInput): Promise<Outcome<Rfq>> {
   return locked(env, c, async () => {
     const q = await managedRfq(env, c, id);
-    if (q.status !== 'draft') refuse.state(RFQ_STATE_MESSAGES.patch(q));
+    if (!rfqTermsEditable(q.status)) refuse.state(RFQ_STATE_MESSAGES.patch(q));
     const { id: _id, organization, status, version, awarded_proposal, loan, history, created_at, ...current } = q;
     const terms = checkedOrRefused(rfqTermsOf(input, termsContext(c), current));
     if (c.lists.assets.find((a) => a.symbol === terms.asset)?.owner !== q.organization) refuse.fields({ asset: [RFQ_STATE_MESSAGES.otherProject(q)] });

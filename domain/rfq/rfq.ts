@@ -186,6 +186,8 @@ export const RFQ_ACTION_FROM: Record<RfqAction, readonly RfqStatus[]> = {
   close: ['open'],
   cancel: ['draft', 'open', 'closed'],
 };
+/** Whether the project may still change the request's terms (PATCH): only a draft's. */
+export const rfqTermsEditable = (status: RfqStatus): boolean => status === 'draft';
 export const RFQ_ACTION_TO: Record<RfqAction, RfqStatus> = { open: 'open', close: 'closed', cancel: 'cancelled' };
 
 /** Proposal statuses still in play (may be revised, withdrawn, shortlisted, rejected, awarded; expire). */

@@ -145,7 +145,7 @@ describe('web app (/app/) in Chromium', function () {
     const quote = await call('POST', '/v2/organizations/rfqs/', {
       token,
       json: { asset: w.asset, title: `Quote ${w.tag}`, models: ['loan_call_option', 'retainer'], exchanges: [w.ex], loan_budget: { quantity: 40_000 }, term_days: 60,
-        requirements: [{ metric: 'depth/bid_2bps', threshold: 800 }], invited: [w.mm], deadline: new Date(Date.now() + 4 * 86_400_000).toISOString() },
+        requirements: [{ metric: 'depth/bid_2bps', threshold: 800, exchange: w.ex }], invited: [w.mm], deadline: new Date(Date.now() + 4 * 86_400_000).toISOString() },
     });
     expect(quote.status, quote.text).to.equal(201);
     made.quote = quote.body.id;
@@ -347,7 +347,23 @@ describe('web app (/app/) in Chromium', function () {
     expect(made2.body).to.deep.include({ asset: w.asset, model: 'loan_call_option', quantity: 30_000, status: 'draft', exchanges: [w.ex], pairs: [spot] });
     expect(made2.body.market_maker.slug).to.equal(w.mm);
     expect(made2.body.tranches.map((t: Record<string, unknown>) => [t.quantity, t.strike_basis, t.strike_price, t.expires_at])).to.deep.equal([[30_000, 'fixed', 80, '2026-12-31T00:00:00.000Z']]);
-    await page.getByRole('region', { name: new RegExp(`Loan #${shownId}`) }).getByRole('button', { name: 'Activate' }).waitFor();
+    const shown = page.getByRole('region', { name: new RegExp(`Loan #${shownId}`) });
+    await shown.getByRole('button', { name: 'Activate' }).waitFor();
+    // The draft changed from its own terms: the strike and the end move, nothing else.
+    await shown.getByRole('button', { name: 'Change the draft' }).click();
+    const draftLoan = shown.getByRole('form', { name: 'Draft loan' });
+    expect(await draftLoan.getByLabel('Tokens lent').inputValue()).to.equal('30000');
+    expect(await draftLoan.getByLabel(`Exchange ${w.tag} ${spot}`, { exact: true }).isChecked()).to.equal(true);
+    const draftTranche = draftLoan.getByRole('group', { name: 'Tranche 1' });
+    expect(await draftTranche.getByLabel('Expires (UTC day)').inputValue()).to.equal('2026-12-31');
+    await draftTranche.getByLabel('Strike price (USD)').fill('85');
+    await draftLoan.getByLabel('Ends (UTC day)').fill('2027-02-01');
+    await draftLoan.getByRole('button', { name: 'Save the changes' }).click();
+    await shown.getByRole('status').filter({ hasText: 'Draft changed.' }).waitFor();
+    const changedLoan = await call('GET', `/v2/organizations/loans/${shownId}/`, { token });
+    expect(changedLoan.body).to.deep.include({ quantity: 30_000, status: 'draft', exchanges: [w.ex], pairs: [spot], start_date: made2.body.start_date, end_date: '2027-02-01T00:00:00.000Z' });
+    expect(changedLoan.body.tranches.map((t: Record<string, unknown>) => [t.quantity, t.strike_price, t.expires_at])).to.deep.equal([[30_000, 85, '2026-12-31T00:00:00.000Z']]);
+    await shown.getByRole('table', { name: 'Tranches' }).getByRole('cell', { name: '85', exact: true }).waitFor();
 
     await page.getByRole('link', { name: 'RFQ' }).click();
     await page.getByRole('link', { name: `Listing ${w.tag}` }).click();
@@ -387,6 +403,20 @@ describe('web app (/app/) in Chromium', function () {
     expect(draft.body.loan_budget.quantity).to.equal(50_000);
     expect(draft.body.requirements.map((r: { metric: string; threshold: number; direction: string }) => [r.metric, r.threshold, r.direction])).to.deep.equal([['depth/bid_2bps', 500, 'above']]);
     expect(new URL(page.url()).searchParams.get('rfq')).to.equal(String(draft.body.id));
+    // The draft changed from its own terms: the term, the requirement's threshold and a description.
+    await requestActions.getByRole('button', { name: 'Change the draft' }).click();
+    const draftForm = page.getByRole('form', { name: 'Draft request' });
+    expect(await draftForm.getByLabel('Title').inputValue()).to.equal(`Draft ${w.tag}`);
+    expect(await draftForm.getByLabel(/^Deadline/).inputValue()).to.equal(deadline.toISOString().slice(0, 16));
+    await draftForm.getByLabel('Term (days)').fill('45');
+    await draftForm.getByRole('group', { name: 'Requirement 1' }).getByLabel('Threshold').fill('600');
+    await draftForm.getByLabel('Description').fill('Two exchanges next quarter.');
+    await draftForm.getByRole('button', { name: 'Save the changes' }).click();
+    await page.getByRole('status').filter({ hasText: 'Draft changed.' }).waitFor();
+    const changedDraft = await call('GET', `/v2/organizations/rfqs/${draft.body.id}/`, { token });
+    expect(changedDraft.body).to.deep.include({ term_days: 45, description: 'Two exchanges next quarter.', exchanges: [w.ex], invited: [w.mm], status: 'draft', deadline: deadline.toISOString(), version: draft.body.version + 1 });
+    expect(changedDraft.body.pairs).to.deep.equal(draft.body.pairs);
+    expect(changedDraft.body.requirements.map((r: { metric: string; threshold: number; direction: string }) => [r.metric, r.threshold, r.direction])).to.deep.equal([['depth/bid_2bps', 600, 'above']]);
     const statusOf = async () => (await call('GET', `/v2/organizations/rfqs/${draft.body.id}/`, { token })).body.status as string;
     await requestActions.getByRole('button', { name: 'Open the request' }).click();
     await requestActions.getByRole('button', { name: 'Close the request' }).waitFor();
@@ -433,6 +463,8 @@ describe('web app (/app/) in Chromium', function () {
     // The request's requirement to start from, offered stronger.
     const kpi = form.getByRole('group', { name: 'KPI 1' });
     expect(await kpi.getByLabel('Metric').inputValue()).to.equal('depth/bid_2bps');
+    // On the requirement's exchange, which the form does not ask: said, and sent as it was.
+    await kpi.getByText(`on ${w.ex}`, { exact: true }).waitFor();
     await kpi.getByLabel('Threshold').fill('1200');
     await form.getByLabel('Retainer (USD a month)').fill('2500');
     await form.getByLabel(/^Valid until/).fill(validUntil.toISOString().slice(0, 16));
@@ -443,7 +475,7 @@ describe('web app (/app/) in Chromium', function () {
     expect(sent[0]).to.deep.include({ model: 'loan_call_option', status: 'submitted', retainer_fee_usd_month: 2500, valid_until: validUntil.toISOString() });
     expect(sent[0]!.loan.quantity).to.equal(40_000);
     expect(sent[0]!.loan.tranches.map((t: Record<string, unknown>) => [t.quantity, t.strike_basis, t.strike_price, t.expires_after_days])).to.deep.equal([[40_000, 'fixed', 100, 60]]);
-    expect(sent[0]!.kpis.map((k: { metric: string; threshold: number }) => [k.metric, k.threshold])).to.deep.equal([['depth/bid_2bps', 1200]]);
+    expect(sent[0]!.kpis.map((k: { metric: string; threshold: number; exchange: string | null }) => [k.metric, k.threshold, k.exchange])).to.deep.equal([['depth/bid_2bps', 1200, w.ex]]);
     expect(await axeViolations(page)).to.deep.equal([]);
     // Revised from its own terms: a new version with the strike changed, nothing else.
     await page.getByRole('button', { name: `Revise the proposal of Maker ${w.tag}` }).click();

@@ -15,3 +15,10 @@ export function fmtTime(iso: string | null | undefined, zone?: string): string {
   if (Number.isNaN(d.getTime())) return iso;
   return d.toLocaleString('en-GB', { timeZone: zone || 'UTC', year: 'numeric', month: 'short', day: '2-digit', hour: '2-digit', minute: '2-digit', hour12: false });
 }
+
+/** An instant as a datetime-local input shows it: the browser's local time, to the minute. */
+export function localInput(iso: string): string {
+  const d = new Date(iso);
+  const two = (n: number) => String(n).padStart(2, '0');
+  return `${d.getFullYear()}-${two(d.getMonth() + 1)}-${two(d.getDate())}T${two(d.getHours())}:${two(d.getMinutes())}`;
+}

@@ -10,6 +10,8 @@ export interface TrancheRow {
   strike: string;
   /** A date input's day, or a number of days. */
   expiry: string;
+  /** A saved tranche's disbursement, when not the loan's start: sent back as it was. */
+  disbursed?: string;
 }
 
 /** A tranche's strike as the API takes it. */

@@ -1,7 +1,8 @@
 // Loans: the list the API answers the caller (a lender's members its loans, a market maker
 // the loans made to it), and one loan with its tranches, valuation (tokens out, option value
 // per tranche) and KPI share, with the actions its state allows to a member of the lender
-// (the domain's rule), a tranche's settlement among them (returned or exercised).
+// (the domain's rule), a tranche's settlement among them (returned or exercised), and a
+// draft's terms changed.
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { api, itemsOf, unwrap, type Schemas } from '../../api/client';
@@ -10,8 +11,8 @@ import { useSearchParams } from '../../router';
 import { fmtNum, fmtPct, fmtPrice, fmtTime, fmtUsd } from '../../ui/format';
 import { Panel, QueryState } from '../../ui/query-state';
 import { Table, type Column } from '../../ui/table';
-import { NewLoan } from './new-loan';
-import { actionAllowed, LOAN_ACTIONS, SETTLEMENTS, type LoanAction, type LoanStatus, type Settlement } from '../../../../domain/loans/loan.ts';
+import { LoanForm } from './loan-form';
+import { actionAllowed, LOAN_ACTIONS, SETTLEMENTS, termsEditable, type LoanAction, type LoanStatus, type Settlement } from '../../../../domain/loans/loan.ts';
 
 type Loan = Schemas['Loan'];
 type Tranche = Loan['tranches'][number];
@@ -40,8 +41,8 @@ export default function LoansView() {
           {(rows) => <Table caption="Token loans you can see" columns={columns} rows={rows} rowKey={(r) => String(r.id)} />}
         </QueryState>
       </Panel>
-      <NewLoan onSaved={(id) => set({ loan: String(id) })} />
-      {selected && <LoanDetail id={selected} />}
+      <LoanForm onSaved={(id) => set({ loan: String(id) })} />
+      {selected && <LoanDetail key={selected} id={selected} />}
     </div>
   );
 }
@@ -53,6 +54,9 @@ function LoanDetail({ id }: { id: number }) {
   const queryClient = useQueryClient();
   const scope = useScope();
   const [message, setMessage] = useState<string | null>(null);
+  /** Whether the lender's draft is being changed, and was. */
+  const [editing, setEditing] = useState(false);
+  const [changed, setChanged] = useState(false);
   const loan = useQuery({ queryKey: ['loan', id], queryFn: async () => unwrap(await api.GET('/v2/organizations/loans/{id}/', { params: { path: { id } } })) });
   const act = useMutation({
     mutationFn: async (body: { action: Action } | { action: 'settle_tranche'; tranche_id: number; settlement: Settlement; settled_quantity: number }) =>
@@ -75,6 +79,7 @@ function LoanDetail({ id }: { id: number }) {
         const status = l.status as LoanStatus;
         const actions = mine ? LOAN_WIDE.filter((a) => actionAllowed(a, status)) : [];
         const settling = mine && actionAllowed('settle_tranche', status);
+        const editable = mine && termsEditable(status);
         const trancheColumns: Column<Tranche>[] = [
           { key: 'id', label: 'Tranche', value: (t) => t.id },
           { key: 'quantity', label: 'Tokens', value: (t) => t.quantity, render: (t) => fmtNum(t.quantity), numeric: true },
@@ -98,8 +103,9 @@ function LoanDetail({ id }: { id: number }) {
               <dt>KPI targets met</dt><dd>{fmtPct(pct(kpi.met_share))} of {fmtNum(kpi.evaluations)} evaluations ({fmtNum(kpi.targets)} targets)</dd>
             </dl>
             <Table caption="Tranches" columns={trancheColumns} rows={l.tranches} rowKey={(t) => String(t.id)} />
-            {actions.length > 0 && (
+            {(actions.length > 0 || editable) && (
               <div className="actions">
+                {editable && <button type="button" className="secondary" aria-expanded={editing} onClick={() => { setEditing(!editing); setChanged(false); }}>Change the draft</button>}
                 {actions.map((a) => (
                   <button key={a} type="button" className="secondary" disabled={act.isPending} onClick={() => act.mutate({ action: a })}>
                     {a[0]!.toUpperCase() + a.slice(1)}
@@ -107,6 +113,8 @@ function LoanDetail({ id }: { id: number }) {
                 ))}
               </div>
             )}
+            {editable && editing && <LoanForm draft={l} onSaved={() => { setEditing(false); setChanged(true); }} />}
+            {changed && <p role="status">Draft changed.</p>}
             {message && <p role="alert" className="error">{message}</p>}
           </Panel>
         );

@@ -9,18 +9,12 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import type { LoanModel } from '../../../../domain/loans/loan.ts';
 import { api, unwrap, type Schemas } from '../../api/client';
-import { KpiRows, kpisOf, type KpiRow } from './kpi-rows';
+import { KpiRows, kpiRowsOf, kpisOf, type KpiRow } from './kpi-rows';
+import { localInput } from '../../ui/format';
 import { CostFields, strikeOf, TrancheRows, type TrancheRow } from '../loans/loan-fields';
 
 /** The terms of a proposal as the API answers them (revised from). */
 type Proposed = Pick<Schemas['Proposal'], 'id' | 'model' | 'loan' | 'retainer_fee_usd_month' | 'interest_rate_pct' | 'kpis' | 'valid_until' | 'notes'>;
-
-/** An instant as a datetime-local input shows it: the browser's local time, to the minute. */
-function localInput(iso: string): string {
-  const d = new Date(iso);
-  const two = (n: number) => String(n).padStart(2, '0');
-  return `${d.getFullYear()}-${two(d.getMonth() + 1)}-${two(d.getDate())}T${two(d.getHours())}:${two(d.getMinutes())}`;
-}
 
 export function ProposalForm({ rfq, makers, revising }: { rfq: Schemas['Rfq']; makers: { slug: string; name: string }[]; revising?: Proposed }) {
   const client = useQueryClient();
@@ -34,7 +28,7 @@ export function ProposalForm({ rfq, makers, revising }: { rfq: Schemas['Rfq']; m
   );
   const [retainer, setRetainer] = useState(String(revising?.retainer_fee_usd_month ?? 0));
   const [interest, setInterest] = useState(String(revising?.interest_rate_pct ?? 0));
-  const [kpis, setKpis] = useState<KpiRow[]>((revising?.kpis ?? rfq.requirements).map((r) => ({ metric: r.metric, threshold: String(r.threshold) })));
+  const [kpis, setKpis] = useState<KpiRow[]>(kpiRowsOf(revising?.kpis ?? rfq.requirements));
   const [validUntil, setValidUntil] = useState(revising ? localInput(revising.valid_until) : '');
   const [notes, setNotes] = useState(revising?.notes ?? '');
   const send = useMutation({

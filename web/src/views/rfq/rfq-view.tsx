@@ -1,7 +1,8 @@
 // RFQ: the requests the caller sees, and one request's proposals side by side (cost,
 // option value, requirements met, the market maker's measured track record), with the
-// project's shortlist and award, and its request opened, closed or cancelled; what changed
-// between the request's versions and between a proposal's revisions. A market maker sees
+// project's shortlist and award, and its request changed while a draft, opened, closed or
+// cancelled; what changed between the request's versions and between a proposal's
+// revisions. A market maker sees
 // only its own proposals, as the API answers.
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type ReactNode } from 'react';
@@ -12,8 +13,8 @@ import { fmtNum, fmtPct, fmtTime, fmtUsd } from '../../ui/format';
 import { Panel, QueryState } from '../../ui/query-state';
 import { Table, type Column } from '../../ui/table';
 import { VersionHistory } from './versions';
-import { NewRfq } from './new-rfq';
-import { LIVE_PROPOSAL, PROPOSAL_ACTION_FROM, RFQ_ACTION_FROM, RFQ_ACTIONS, type ProposalAction, type ProposalStatus, type RfqAction } from '../../../../domain/rfq/rfq.ts';
+import { RfqForm } from './rfq-form';
+import { LIVE_PROPOSAL, PROPOSAL_ACTION_FROM, RFQ_ACTION_FROM, RFQ_ACTIONS, rfqTermsEditable, type ProposalAction, type ProposalStatus, type RfqAction } from '../../../../domain/rfq/rfq.ts';
 import { ProposalForm } from './proposal-form';
 
 type Rfq = Schemas['Rfq'];
@@ -40,8 +41,8 @@ export default function RfqView() {
           {(rows) => <Table caption="Requests you can see" columns={columns} rows={rows} rowKey={(r) => String(r.id)} />}
         </QueryState>
       </Panel>
-      <NewRfq onSaved={(id) => set({ rfq: String(id) })} />
-      {selected && <Proposals id={selected} rfq={rfqs.data?.find((r) => r.id === selected)} />}
+      <RfqForm onSaved={(id) => set({ rfq: String(id) })} />
+      {selected && <Proposals key={selected} id={selected} rfq={rfqs.data?.find((r) => r.id === selected)} />}
       {selected && <RfqVersions id={selected} />}
     </div>
   );
@@ -54,6 +55,9 @@ function Proposals({ id, rfq }: { id: number; rfq: Rfq | undefined }) {
   const [revisionsOf, setRevisionsOf] = useState<number | null>(null);
   /** The caller's live proposal being revised. */
   const [revising, setRevising] = useState<number | null>(null);
+  /** Whether the project's draft is being changed. */
+  const [editing, setEditing] = useState(false);
+  const [changed, setChanged] = useState(false);
   const proposals = useQuery({ queryKey: ['proposals', id], queryFn: async () => itemsOf(unwrap(await api.GET('/v2/organizations/rfqs/{id}/proposals/', { params: { path: { id } } }))) });
   const project = rfq?.organization.slug;
   const mine = !!scope.data?.organizations.some((o) => o.slug === project);
@@ -89,8 +93,10 @@ function Proposals({ id, rfq }: { id: number; rfq: Rfq | undefined }) {
   const live = (proposals.data ?? []).filter((p) => makers.some((m) => m.slug === p.market_maker.slug) && LIVE_PROPOSAL.includes(p.status as ProposalStatus));
   const proposing = rfq && rfq.accepting_proposals && proposals.isSuccess && makers.length > live.length && !mine;
   // The request's own changes, for the project that made it: those its status allows.
+  const editable = mine && rfq && rfqTermsEditable(rfq.status);
   const actions = mine && rfq && (
     <div className="actions" role="group" aria-label="The request">
+      {editable && <button type="button" className="secondary" aria-expanded={editing} onClick={() => { setEditing(!editing); setChanged(false); }}>Change the draft</button>}
       {RFQ_ACTIONS.filter((a) => RFQ_ACTION_FROM[a].includes(rfq.status)).map((a) => (
         <button key={a} type="button" className={a === 'cancel' ? 'secondary' : undefined} disabled={act.isPending} onClick={() => act.mutate(a)}>{ACTION_WORDS[a]}</button>
       ))}
@@ -98,6 +104,8 @@ function Proposals({ id, rfq }: { id: number; rfq: Rfq | undefined }) {
   );
   return (
     <Panel title={`Proposals${rfq ? ` for ${rfq.title}` : ''}`} actions={actions} wide>
+      {editable && editing && <RfqForm draft={rfq} onSaved={() => { setEditing(false); setChanged(true); }} />}
+      {changed && <p role="status">Draft changed.</p>}
       <QueryState query={proposals} empty={(r) => r.length === 0}>
         {(rows) => {
           // Typed by the answer: the client's reading of ComparedProposal drops the always-null
