@@ -25,7 +25,7 @@ const MARKET_KEYS = ['summary', 'uptime/spread', 'uptime/depth', 'volume/regiona
  */
 const VIEWS: { path: string; title: string; render: () => ReactNode; follow?: (q: URLSearchParams) => Follow }[] = [
   { path: 'markets', title: 'Markets', render: () => <MarketsView />, follow: (q) => ({ events: ['minute'], assets: oneOf(q.get('asset')), refresh: { minute: MARKET_KEYS } }) },
-  { path: 'market-makers', title: 'Market makers', render: () => <MarketMakersView />, follow: () => ({ events: ['minute'], refresh: { minute: ['reconciliation', 'mm-summary'] } }) },
+  { path: 'market-makers', title: 'Market makers', render: () => <MarketMakersView />, follow: () => ({ events: ['minute'], refresh: { minute: ['reconciliation', 'trusted-depth', 'mm-summary'] } }) },
   // A target's evaluations come a minute at a time after the market's minutes; its status
   // changes are `target` events.
   { path: 'targets', title: 'Targets', render: () => <TargetsView />, follow: (q) => ({ events: ['target', 'minute'], assets: oneOf(q.get('target_assets')), refresh: { target: ['targets', 'evaluations'], minute: ['evaluations'] } }) },

@@ -3,8 +3,8 @@ import { saveCsv } from '../api/csv';
 
 type Answer = Promise<{ data?: unknown; error?: unknown; response: Response }>;
 
-/** Downloads the API's CSV for the parameters the table or chart was drawn with. */
-export function CsvButton({ label, filename, load }: { label: string; filename: string; load: () => Answer }) {
+/** Downloads the API's CSV for the parameters the table or chart was drawn with; `text` names it where a panel has two. */
+export function CsvButton({ label, filename, load, text = 'CSV' }: { label: string; filename: string; load: () => Answer; text?: string }) {
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   return (
@@ -26,7 +26,7 @@ export function CsvButton({ label, filename, load }: { label: string; filename: 
           }
         }}
       >
-        CSV
+        {text}
       </button>
       {error && <span role="alert" className="error">{error}</span>}
     </span>
