@@ -52,7 +52,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The signed-in user, the token's expiry and the user's organizations */
+        /** The signed-in user, the token's expiry, the user's organizations and whether the user is staff */
         get: operations["getSession"];
         put?: never;
         post?: never;
@@ -2143,6 +2143,8 @@ export interface operations {
                         /** Format: date-time */
                         expiry: string;
                         organizations: components["schemas"]["OrganizationReference"][];
+                        /** @description Staff see every organization's data and the administration endpoints (the web app's Operations view). */
+                        staff: boolean;
                     };
                 };
             };

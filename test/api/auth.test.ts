@@ -81,6 +81,9 @@ describe('sign-in (POST /v1/login/, /v1/logout/, GET /v1/session/)', () => {
     expect(r.body.user.username).to.equal(w.users.owner.username);
     expect(r.body.organizations).to.deep.equal([{ slug: w.project, name: `Project ${w.tag}` }]);
     expect(Date.parse(r.body.expiry)).to.be.greaterThan(Date.now());
+    expect(r.body.staff).to.equal(false);
+    const staff = await call('GET', '/v1/session/', { token: await login(w.users.staff.email, w.password) });
+    expect([staff.status, staff.body.staff]).to.deep.equal([200, true]);
   });
 
   it('a wrong URL gets an HTML 404 page; a wrong method gets 405 in JSON', async () => {

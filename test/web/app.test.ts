@@ -268,10 +268,49 @@ describe('web app (/app/) in Chromium', function () {
     await page.getByText('Your organizations cover no assets yet').waitFor();
     const token = (await page.evaluate(() => sessionStorage.getItem('mm-metrics.token')))!;
     expect((await call('GET', '/v1/session/', { token })).status).to.equal(200);
+    // Operations is for staff: no link, and its address shows Markets.
+    await page.getByRole('link', { name: 'Account' }).waitFor();
+    expect(await page.getByRole('link', { name: 'Operations' }).count()).to.equal(0);
+    await page.goto(`${base}/app/operations`);
+    await page.waitForURL(/\/app\/markets$/);
+    await page.getByText('Your organizations cover no assets yet').waitFor();
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByRole('button', { name: 'Sign in', exact: true }).waitFor();
     expect(await page.evaluate(() => sessionStorage.getItem('mm-metrics.token'))).to.equal(null);
     expect((await call('GET', '/v1/session/', { token })).status).to.equal(401);
+    await context.close();
+  });
+
+  it('staff see Operations: each processor\'s counts within the status endpoint\'s before and after, and a pair\'s stored minutes as the API lists them', async () => {
+    const { context, page } = await newPage(browser, problems);
+    await signIn(page, base, w.users.staff.email, w.password);
+    const token = (await page.evaluate(() => sessionStorage.getItem('mm-metrics.token')))!;
+    const status = async () => (await call('GET', '/v1/admin/status/', { token })).body as { processors: Record<string, { ok: number; deadLettered: number }> };
+    const before = await status();
+    await page.getByRole('link', { name: 'Operations' }).click();
+    const processors = page.getByRole('table', { name: /^Rows written/ });
+    await processors.waitFor();
+    const after = await status();
+    const names = Object.keys(after.processors);
+    expect(Object.values(after.processors).some((p) => p.ok > 0)).to.equal(true);
+    expect(await processors.getByRole('rowheader').allTextContents()).to.have.members(names);
+    for (const name of names) {
+      const cells = processors.getByRole('row').filter({ has: page.getByRole('rowheader', { name, exact: true }) }).getByRole('cell');
+      expect(numberOf((await cells.nth(0).textContent())!), name).to.be.within(before.processors[name]!.ok, after.processors[name]!.ok);
+      expect(numberOf((await cells.nth(1).textContent())!), name).to.be.within(before.processors[name]!.deadLettered, after.processors[name]!.deadLettered);
+    }
+    // The first hour the Markets view shows, whose minutes are all written.
+    const form = page.getByRole('form', { name: 'Stored minutes of' });
+    await form.getByLabel('Pair').selectOption(`${w.ex} ${spot}`);
+    await form.getByLabel(/^Ending/).fill(new Date(D0 + 3_600_000).toISOString().slice(0, 16));
+    const listed = (await call('GET', `/v1/admin/orderbook/minutes/?${new URLSearchParams({ exchange: w.ex, pair: spot, time_start: SHOWN.start, time_end: new Date(D0 + 3_600_000).toISOString() })}`, { token })).body as { minute: string; samples: number }[];
+    expect(listed).to.have.length(60);
+    const panel = page.getByRole('region', { name: 'Stored order-book minutes' });
+    await panel.getByText(`60 of 60 minutes hold data; the last 02 Feb 2026, 08:59 UTC.`, { exact: false }).waitFor();
+    const newest = panel.getByRole('table', { name: 'The newest stored minutes' }).getByRole('row').nth(1).getByRole('cell');
+    expect(numberOf((await newest.nth(0).textContent())!)).to.equal(listed.at(-1)!.samples);
+    expect(await axeViolations(page)).to.deep.equal([]);
+    await screenshot(page, 'operations');
     await context.close();
   });
 

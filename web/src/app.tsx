@@ -14,6 +14,7 @@ const TargetsView = lazy(() => import('./views/targets/targets-view'));
 const LoansView = lazy(() => import('./views/loans/loans-view'));
 const RfqView = lazy(() => import('./views/rfq/rfq-view'));
 const AccountView = lazy(() => import('./views/account/account-view'));
+const OperationsView = lazy(() => import('./views/operations/operations-view'));
 
 /** Market data's queries: what a new minute changes. */
 const MARKET_KEYS = ['summary', 'uptime/spread', 'uptime/depth', 'volume/regional', 'leaderboard'];
@@ -21,9 +22,10 @@ const MARKET_KEYS = ['summary', 'uptime/spread', 'uptime/depth', 'volume/regiona
 /**
  * The views, and what each follows on the live stream (api/live.ts): the event types it
  * shows, narrowed to the asset it shows when it shows one, and the queries (by the first
- * part of their key) each type refreshes. The Account view follows nothing.
+ * part of their key) each type refreshes. The Account view follows nothing; Operations is
+ * for staff only (the API answers its endpoints to staff alone).
  */
-const VIEWS: { path: string; title: string; render: () => ReactNode; follow?: (q: URLSearchParams) => Follow }[] = [
+const VIEWS: { path: string; title: string; staff?: true; render: () => ReactNode; follow?: (q: URLSearchParams) => Follow }[] = [
   { path: 'markets', title: 'Markets', render: () => <MarketsView />, follow: (q) => ({ events: ['minute'], assets: oneOf(q.get('asset')), refresh: { minute: MARKET_KEYS } }) },
   { path: 'market-makers', title: 'Market makers', render: () => <MarketMakersView />, follow: () => ({ events: ['minute'], refresh: { minute: ['reconciliation', 'trusted-depth', 'mm-summary'] } }) },
   // A target's evaluations come a minute at a time after the market's minutes; its status
@@ -33,6 +35,7 @@ const VIEWS: { path: string; title: string; render: () => ReactNode; follow?: (q
   { path: 'loans', title: 'Loans', render: () => <LoansView />, follow: () => ({ events: ['loan', 'minute'], refresh: { loan: ['loans', 'loan'], minute: ['loan'] } }) },
   { path: 'rfq', title: 'RFQ', render: () => <RfqView />, follow: () => ({ events: ['rfq', 'minute'], refresh: { rfq: ['rfqs', 'proposals'], minute: ['proposals'] } }) },
   { path: 'account', title: 'Account', render: () => <AccountView /> },
+  { path: 'operations', title: 'Operations', staff: true, render: () => <OperationsView />, follow: () => ({ events: ['minute'], refresh: { minute: ['status', 'orderbook-minutes'] } }) },
 ];
 
 /** A filter of one value from the address, as the stream's list; none: all the caller's. */
@@ -41,16 +44,20 @@ const oneOf = (v: string | null): string[] | undefined => (v ? [v] : undefined);
 export function App() {
   const signedIn = useSession();
   const { view, params } = useLocation();
+  const info = useSessionInfo(signedIn !== null);
   if (!signedIn) return <SignInView />;
-  const current = VIEWS.find((v) => v.path === view);
+  const views = VIEWS.filter((v) => !v.staff || info.data?.staff === true);
+  const current = views.find((v) => v.path === view);
   if (!current) {
+    // A staff view waits for the session to say who this is; for anyone else it does not exist.
+    if (info.isPending && VIEWS.some((v) => v.path === view)) return null;
     navigate('markets', true);
     return null;
   }
-  return <Shell current={current.path} title={current.title} follow={current.follow?.(params) ?? null}>{current.render()}</Shell>;
+  return <Shell views={views} current={current.path} title={current.title} follow={current.follow?.(params) ?? null}>{current.render()}</Shell>;
 }
 
-function Shell({ current, title, follow, children }: { current: string; title: string; follow: Follow | null; children: ReactNode }) {
+function Shell({ views, current, title, follow, children }: { views: typeof VIEWS; current: string; title: string; follow: Follow | null; children: ReactNode }) {
   const queryClient = useQueryClient();
   useFollow(follow);
   const live = useLiveState();
@@ -74,7 +81,7 @@ function Shell({ current, title, follow, children }: { current: string; title: s
         <span className="brand">mm-metrics</span>
         <nav aria-label="Views">
           <ul>
-            {VIEWS.map((v) => (
+            {views.map((v) => (
               <li key={v.path}>
                 <a
                   href={`/app/${v.path}`}

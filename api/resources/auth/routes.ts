@@ -52,6 +52,7 @@ export function authHandlers(deps: ApiDeps): Handlers {
         user: presentUser(p.user),
         expiry: p.expiry?.toISOString() ?? null,
         organizations: orgs.map((o) => ({ slug: o.slug, name: o.name })),
+        staff: p.user.is_staff,
       };
     }],
   };

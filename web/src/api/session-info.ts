@@ -3,6 +3,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { api, unwrap } from './client';
 
-export function useSessionInfo() {
-  return useQuery({ queryKey: ['session'], queryFn: async () => unwrap(await api.GET('/v1/session/')), refetchInterval: false, staleTime: 60_000 });
+/** `enabled` false before sign-in: the answer would be a 401. */
+export function useSessionInfo(enabled = true) {
+  return useQuery({ queryKey: ['session'], queryFn: async () => unwrap(await api.GET('/v1/session/')), refetchInterval: false, staleTime: 60_000, enabled });
 }
