@@ -106,6 +106,19 @@ async function waitForLeaders(admin: Admin, topics: string[], timeoutMs: number)
   }
 }
 
+/** A dead letter as the admin status lists it: why, and where the message lies in its topic. */
+export interface DeadLetterNote {
+  reason: string;
+  key: string | null;
+  partition: number;
+  offset: string;
+  /** When the message was produced (its Kafka timestamp). */
+  produced_at: string;
+}
+
+/** Dead letters a consumer's status lists: the last ones sent (the dead-letter topic holds them all). */
+export const RECENT_DEAD_LETTERS = 20;
+
 /** What a consumer counts of its messages, as the admin status shows it. */
 export interface ConsumerStats {
   ok: number;
@@ -113,7 +126,11 @@ export interface ConsumerStats {
   skipped: number;
   flushes: number;
   skipReasons: Record<string, number>;
+  /** The last RECENT_DEAD_LETTERS dead letters sent, oldest first. */
+  recentDeadLetters: DeadLetterNote[];
 }
+
+export const noStats = (): ConsumerStats => ({ ok: 0, deadLettered: 0, skipped: 0, flushes: 0, skipReasons: {}, recentDeadLetters: [] });
 
 /** Bytes of keys and values per send: a send is one batch per partition, and the broker takes at most 1 MiB (message.max.bytes). */
 export const SEND_BYTES = 512 * 1024;

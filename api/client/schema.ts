@@ -2311,6 +2311,18 @@ export interface operations {
                                 skipReasons?: {
                                     [key: string]: number;
                                 };
+                                /** @description The last 20 dead letters sent since the service started, oldest first (the dead-letter topic `<topic>.dlq` holds them all, with the message). */
+                                recentDeadLetters?: {
+                                    reason: string;
+                                    key: string | null;
+                                    partition: number;
+                                    offset: string;
+                                    /**
+                                     * Format: date-time
+                                     * @description The message's Kafka timestamp.
+                                     */
+                                    produced_at: string;
+                                }[];
                             };
                         };
                         rollups: {

@@ -11,7 +11,7 @@ import type { ClickHouse } from '../../lib/clickhouse.ts';
 import { serveClickHouse } from '../../lib/clickhouse-relay.ts';
 import type { Config } from '../../lib/config.ts';
 import { noFaults, type Faults } from '../../lib/faults.ts';
-import type { BaseTopic, ConsumerStats } from '../../lib/kafka.ts';
+import { noStats, RECENT_DEAD_LETTERS, type BaseTopic, type ConsumerStats } from '../../lib/kafka.ts';
 import type { Logger } from '../../lib/log.ts';
 import type { QuoteRates } from '../../domain/market/prices.ts';
 import type { BatchReport, ThreadInit, ThreadReport, ThreadRequest } from './thread-messages.ts';
@@ -24,9 +24,9 @@ const ENTRY = new URL('./thread.mjs', import.meta.url);
 export class ThreadedConsumer {
   readonly name: string;
   /** The thread's counts, as last reported, over every thread this consumer started. */
-  readonly stats: ConsumerStats = { ok: 0, deadLettered: 0, skipped: 0, flushes: 0, skipReasons: {} };
-  private base: ConsumerStats = { ok: 0, deadLettered: 0, skipped: 0, flushes: 0, skipReasons: {} };
-  private last: ConsumerStats = { ...this.base };
+  readonly stats: ConsumerStats = noStats();
+  private base: ConsumerStats = noStats();
+  private last: ConsumerStats = noStats();
   private worker: Worker | undefined;
   private seq = 0;
   private readonly waiting = new Map<number, { resolve: () => void; reject: (e: Error) => void }>();
@@ -88,7 +88,7 @@ export class ThreadedConsumer {
       if (this.stopping || !this.started) return;
       this.opts.log.error('processor thread exited; starting it again', { topic: this.name, code });
       this.base = this.sum(this.base, this.last);
-      this.last = { ok: 0, deadLettered: 0, skipped: 0, flushes: 0, skipReasons: {} };
+      this.last = noStats();
       this.restart = setTimeout(() => this.start().catch((e: unknown) => this.opts.log.error('processor thread did not start', { topic: this.name, err: e as Error })), RESTART_MS);
     });
     await ready;
@@ -156,6 +156,7 @@ export class ThreadedConsumer {
   private sum(a: ConsumerStats, b: ConsumerStats): ConsumerStats {
     const skipReasons = { ...a.skipReasons };
     for (const [k, v] of Object.entries(b.skipReasons)) skipReasons[k] = (skipReasons[k] ?? 0) + v;
-    return { ok: a.ok + b.ok, deadLettered: a.deadLettered + b.deadLettered, skipped: a.skipped + b.skipped, flushes: a.flushes + b.flushes, skipReasons };
+    const recentDeadLetters = a.recentDeadLetters.concat(b.recentDeadLetters).slice(-RECENT_DEAD_LETTERS);
+    return { ok: a.ok + b.ok, deadLettered: a.deadLettered + b.deadLettered, skipped: a.skipped + b.skipped, flushes: a.flushes + b.flushes, skipReasons, recentDeadLetters };
   }
 }

@@ -10,7 +10,7 @@ import type { Logger } from '../../lib/log.ts';
 import { frameOf } from '../../lib/schema-registry.ts';
 import { noFaults, type Faults } from '../../lib/faults.ts';
 import type { Outcome } from './outcome.ts';
-import { createProducer, sendInParts, type ConsumerStats } from '../../lib/kafka.ts';
+import { createProducer, noStats, RECENT_DEAD_LETTERS, sendInParts, type ConsumerStats } from '../../lib/kafka.ts';
 
 export interface Pipeline {
   /** `prepared` and `index`: the batch's result of `prepare` and the message's place in it. */
@@ -106,7 +106,7 @@ export class BatchConsumer {
   private waitingIn = new Map<number, number>();
   private failed = false;
   readonly name: string;
-  readonly stats: ConsumerStats = { ok: 0, deadLettered: 0, skipped: 0, flushes: 0, skipReasons: {} };
+  readonly stats: ConsumerStats = noStats();
 
   constructor(
     kafka: Kafka,
@@ -330,6 +330,8 @@ export class BatchConsumer {
       return { key: message.key, value: JSON.stringify({ ...value, ...(frame ? { schema_id: frame.schemaId } : {}) }), headers: { 'x-dlq-reason': reason } };
     });
     await sendInParts(this.producer, this.opts.dlqTopic, records);
+    const notes = dead.map(({ message, partition, reason }) => ({ reason, key: message.key?.toString('utf8') ?? null, partition, offset: message.offset, produced_at: new Date(Number(message.timestamp)).toISOString() }));
+    this.stats.recentDeadLetters = this.stats.recentDeadLetters.concat(notes).slice(-RECENT_DEAD_LETTERS);
   }
 
   /** Sends dead letters, lets the pipeline write, then commits. One at a time. */

@@ -140,6 +140,14 @@ describe('md.orderbook -> per-minute rows (Coinbase recording through Kafka)', f
     const records = mine(await dlqRecords(dlqTopicName(config, 'md.orderbook'), (all) => mine(all).length >= 2)) as Awaited<ReturnType<typeof dlqRecords>>;
     expect(records.find((r) => r.key === `unknown-${w.tag}`)!.reason).to.equal(`unknown pair: ${w.ex} ${unknownPair}`);
     expect(records.find((r) => r.key === `schema-${w.tag}`)!.reason).to.contain('/bids/0/1 must be >= 0');
+    // The status lists the last dead letters: these two, with the same reasons and offsets.
+    const listed = await waitFor('the dead letters in the status', async () => {
+      const status = await call('GET', '/v1/admin/status/', { token });
+      const notes = mine(status.body.processors[topicName(config, 'md.orderbook')].recentDeadLetters as { key: string | null }[]);
+      return notes.length === 2 && (notes as { key: string; reason: string; offset: string; partition: number; produced_at: string }[]);
+    }, 10_000);
+    expect(listed.map((n) => [n.key, n.reason, n.partition, n.offset]).sort()).to.deep.equal(records.map((r) => [r.key, r.reason, r.source.partition, r.source.offset]).sort());
+    for (const n of listed) expect(Date.parse(n.produced_at)).to.be.within(Date.now() - 120_000, Date.now());
   });
 
   it('the minutes endpoint is for staff and validates its query', async () => {

@@ -137,6 +137,8 @@ export interface DeadLetterRecord {
   key: string | null;
   /** The registry id of a framed value (whose JSON text is `value`). */
   schema_id?: number;
+  /** Where the message lay in its topic. */
+  source: { topic: string; partition: number; offset: string; timestamp: string };
 }
 
 /** The records of a dead-letter topic from its start, once there are at least `count` (or once `count` says so). */

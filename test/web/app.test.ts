@@ -285,7 +285,15 @@ describe('web app (/app/) in Chromium', function () {
     const { context, page } = await newPage(browser, problems);
     await signIn(page, base, w.users.staff.email, w.password);
     const token = (await page.evaluate(() => sessionStorage.getItem('mm-metrics.token')))!;
-    const status = async () => (await call('GET', '/v1/admin/status/', { token })).body as { processors: Record<string, { ok: number; deadLettered: number }> };
+    const status = async () => (await call('GET', '/v1/admin/status/', { token })).body as { processors: Record<string, { ok: number; deadLettered: number; recentDeadLetters: { key: string | null }[] }> };
+    // A trade of a pair nobody knows: dead-lettered, and listed with its reason.
+    const { kafka, config } = testStack();
+    const producer = kafka.producer();
+    await producer.connect();
+    const unknown = `NOPE${w.tag}/USD`;
+    await producer.send({ topic: topicName(config, 'md.trades'), messages: [{ key: `dead-${w.tag}`, value: JSON.stringify({ exchange: w.ex, pair: unknown, ts: Date.now(), price: 1, amount: 1, side: 'buy', id: `dead-${w.tag}` }) }] });
+    await producer.disconnect();
+    await waitFor('the dead letter in the status', async () => (await status()).processors[topicName(config, 'md.trades')]?.recentDeadLetters.some((d) => d.key === `dead-${w.tag}`), 30_000);
     const before = await status();
     await page.getByRole('link', { name: 'Operations' }).click();
     const processors = page.getByRole('table', { name: /^Rows written/ });
@@ -299,6 +307,10 @@ describe('web app (/app/) in Chromium', function () {
       expect(numberOf((await cells.nth(0).textContent())!), name).to.be.within(before.processors[name]!.ok, after.processors[name]!.ok);
       expect(numberOf((await cells.nth(1).textContent())!), name).to.be.within(before.processors[name]!.deadLettered, after.processors[name]!.deadLettered);
     }
+    const deadRow = page.getByRole('table', { name: /^The last \d+ dead letters/ }).getByRole('row').filter({ hasText: `dead-${w.tag}` });
+    const [processor, where, key, reason] = await deadRow.getByRole('cell').allTextContents();
+    expect([processor, key, reason]).to.deep.equal([topicName(config, 'md.trades'), `dead-${w.tag}`, `unknown pair: ${w.ex} ${unknown}`]);
+    expect(where).to.match(/^\d+ · \d+$/);
     // The first hour the Markets view shows, whose minutes are all written.
     const form = page.getByRole('form', { name: 'Stored minutes of' });
     await form.getByLabel('Pair').selectOption(`${w.ex} ${spot}`);

@@ -1,8 +1,8 @@
 // Operations, for staff (GET /v1/admin/status/, /v1/admin/orderbook/minutes/): what each
 // processor has written, dead-lettered and skipped (with the reasons) since the service
-// started, how far the hour and day rollups reach, what the market caches hold and save,
-// and one pair's stored order-book minutes over a window, with the minutes that hold none:
-// what an operator looks at to see that ingestion keeps up.
+// started, the last dead letters with their reasons, how far the hour and day rollups
+// reach, what the market caches hold and save, and one pair's stored order-book minutes
+// over a window: what an operator looks at to see that ingestion keeps up.
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { api, unwrap, type paths } from '../../api/client';
@@ -13,6 +13,7 @@ import { Table, type Column } from '../../ui/table';
 import { MINUTE_MS } from '../../../../lib/time.ts';
 
 type Status = paths['/v1/admin/status/']['get']['responses']['200']['content']['application/json'];
+type DeadLetter = NonNullable<Status['processors'][string]['recentDeadLetters']>[number] & { processor: string };
 type Minute = paths['/v1/admin/orderbook/minutes/']['get']['responses']['200']['content']['application/json'][number];
 interface ProcessorRow {
   name: string;
@@ -71,6 +72,17 @@ function StatusPanels({ status }: { status: Status }) {
     hits: c?.hits ?? 0,
     misses: c?.misses ?? 0,
   });
+  const dead: DeadLetter[] = Object.entries(status.processors)
+    // Each processor's newest first, then all by when they were produced (ties keep that order).
+    .flatMap(([processor, p]) => (p.recentDeadLetters ?? []).map((d) => ({ ...d, processor })).reverse())
+    .sort((a, b) => b.produced_at.localeCompare(a.produced_at));
+  const deadColumns: Column<DeadLetter>[] = [
+    { key: 'produced_at', label: 'Produced', value: (d) => d.produced_at, render: (d) => fmtTime(d.produced_at) },
+    { key: 'processor', label: 'Processor', value: (d) => d.processor },
+    { key: 'where', label: 'Partition · offset', value: (d) => `${d.partition} · ${d.offset}` },
+    { key: 'key', label: 'Key', value: (d) => d.key },
+    { key: 'reason', label: 'Reason', value: (d) => d.reason },
+  ];
   const u = status.uptime_cache;
   const w = status.window_cache;
   const caches = [
@@ -91,6 +103,13 @@ function StatusPanels({ status }: { status: Status }) {
     <>
       <Panel title="Processors since the service started" wide>
         <Table caption="Rows written, messages dead-lettered (with their reason, on the dead-letter topic) and skipped, per processor" columns={processorColumns} rows={processors} rowKey={(r) => r.name} />
+      </Panel>
+      <Panel title="Recent dead letters" wide>
+        {dead.length === 0 ? (
+          <p className="muted">No dead letter since the service started.</p>
+        ) : (
+          <Table caption={`The last ${dead.length} dead letters, newest first (each processor's last 20; its topic's .dlq twin holds them all, with the message)`} columns={deadColumns} rows={dead} rowKey={(d) => `${d.processor} ${d.partition} ${d.offset}`} />
+        )}
       </Panel>
       <Panel title="Rollups">
         <dl className="facts">
