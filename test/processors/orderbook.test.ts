@@ -150,9 +150,13 @@ describe('md.orderbook -> per-minute rows (Coinbase recording through Kafka)', f
     for (const n of listed) expect(Date.parse(n.produced_at)).to.be.within(Date.now() - 120_000, Date.now());
   });
 
-  it('the minutes endpoint is for staff and validates its query', async () => {
+  it('the minutes endpoint and the status (with its dead letters) are for staff; the minutes endpoint validates its query', async () => {
     const owner = await login(w.users.owner.email, w.password);
     expect((await call('GET', `/v1/admin/orderbook/minutes/?exchange=${w.ex}&pair=x`, { token: owner })).status).to.equal(403);
+    for (const who of [owner, await login(w.users.maker.email, w.password)]) {
+      const status = await call('GET', '/v1/admin/status/', { token: who });
+      expect([status.status, status.body]).to.deep.equal([403, { detail: 'You do not have permission to perform this action.' }]);
+    }
     const bad = await call('GET', '/v1/admin/orderbook/minutes/?exchange=x', { token });
     expect(bad.status).to.equal(400);
     expect(bad.body).to.deep.equal({ pair: ['This field is required.'] });
