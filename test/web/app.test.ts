@@ -785,6 +785,44 @@ describe('web app (/app/) in Chromium', function () {
     await context.close();
   });
 
+  it('changes a target (threshold, evaluated, Telegram) and removes it, each through the preview; the API holds what was saved', async () => {
+    const { context, page } = await newPage(browser, problems);
+    await signIn(page, base, w.users.staff.email, w.password);
+    const token = (await page.evaluate(() => sessionStorage.getItem('mm-metrics.token')))!;
+    const key = { organization: w.project, asset: w.asset, exchange: w.ex2, pair: spot2, metric: 'top_of_book/bid_amount' };
+    const made = await call('POST', '/v2/organizations/targets/batch/', { token, json: { delete_ids: [], create_targets: [{ ...key, threshold: 40 }] } });
+    expect(made.status, made.text).to.equal(201);
+    const listed = async () =>
+      ((await call('GET', `/v2/organizations/targets/?${new URLSearchParams({ target_assets: w.asset, exchanges: w.ex2, metrics: key.metric })}`, { token })).body as Record<string, any>[]).filter((t) => t.pair === spot2 && t.organization.slug === w.project);
+    await page.goto(`${base}/app/targets?target=${made.body[0].id}`);
+    const panel = page.getByRole('region', { name: 'Change the target' });
+    expect(await panel.getByLabel('Threshold').inputValue()).to.equal('40');
+    expect(await panel.getByLabel('Evaluated (active)').isChecked()).to.equal(true);
+    await panel.getByLabel('Threshold').fill('35');
+    await panel.getByLabel('Evaluated (active)').uncheck();
+    await panel.getByRole('button', { name: 'Preview the change' }).click();
+    await panel.getByText('Added 0, modified 1, removed 0.').waitFor();
+    await panel.getByRole('button', { name: 'Save', exact: true }).click();
+    const [changed] = await waitFor('the change saved', async () => {
+      const l = await listed();
+      return l.length === 1 && l[0]!.id !== made.body[0].id && l;
+    });
+    expect([changed!.threshold, changed!.active, changed!.telegram_notifications]).to.deep.equal([35, false, false]);
+    // Shown in its place: the saved target (a new id), its form as saved.
+    await page.getByRole('status').filter({ hasText: `Saved: target ${changed!.id} replaces target ${made.body[0].id}.` }).waitFor();
+    await page.waitForURL(new RegExp(`target=${changed!.id}$`));
+    await page.getByRole('region', { name: new RegExp(`^Target ${changed!.id}:`) }).waitFor();
+    expect(await panel.getByLabel('Threshold').inputValue()).to.equal('35');
+    await panel.getByRole('button', { name: 'Preview removing it' }).click();
+    await panel.getByText('Added 0, modified 0, removed 1.').waitFor();
+    await panel.getByRole('button', { name: 'Save', exact: true }).click();
+    await page.getByRole('status').filter({ hasText: `Target ${changed!.id} removed.` }).waitFor();
+    expect(new URL(page.url()).searchParams.has('target')).to.equal(false);
+    expect(await listed()).to.deep.equal([]);
+    expect(await axeViolations(page)).to.deep.equal([]);
+    await context.close();
+  });
+
   it("shows what changed between a proposal's revisions and between the request's versions, as the API's versions answer them", async () => {
     const { context, page } = await newPage(browser, problems);
     // Staff, who manage every organization's targets and see every request: the owner signs in

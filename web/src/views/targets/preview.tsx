@@ -56,16 +56,17 @@ export async function previewWith(scope: ScopeKey, change: (existing: TargetInpu
   return unwrap(await api.POST('/v2/organizations/targets/preview/', { body }));
 }
 
-/** Saves a preview's batch; the board is asked again. */
-export function useSaveBatch(onSaved: () => void) {
+/** Saves a preview's batch (`onSaved` gets the targets it created); the board is asked again. */
+export function useSaveBatch(onSaved: (created: Target[]) => void) {
   const queryClient = useQueryClient();
   return useMutation({
     // The preview's batch is what the batch takes; the document types its fields (direction,
     // metric, scaling_source) as text where the batch's input has their enums.
     mutationFn: async (preview: Preview) => unwrap(await api.POST('/v2/organizations/targets/batch/', { body: preview.batch as Schemas['TargetBatchInput'] })),
-    onSuccess: () => {
-      onSaved();
-      void queryClient.invalidateQueries({ queryKey: ['targets'] });
+    // Told once the board holds the saved targets, so that one can be shown at once.
+    onSuccess: async (created) => {
+      await queryClient.invalidateQueries({ queryKey: ['targets'] });
+      onSaved(created);
     },
   });
 }

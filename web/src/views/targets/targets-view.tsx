@@ -1,6 +1,7 @@
 // Targets: a board by latest status with the list's facets as filters, and one target's
-// evaluation history (value against its effective threshold, status changes). A threshold
-// is changed, and a new target created, through the preview (what would be added, modified,
+// evaluation history (value against its effective threshold, status changes). A target's
+// threshold, whether it is evaluated and its Telegram notifications are changed, a target
+// removed, and a new one created, through the preview (what would be added, modified,
 // removed) before the batch saves it. Each role sees the targets the API lists for it.
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { useMemo, useState } from 'react';
@@ -47,6 +48,8 @@ export default function TargetsView() {
   });
   const selected = Number(q.get('target')) || null;
   const target = list.data?.results.find((t) => t.id === selected);
+  /** What the last saved change did: said here, as a change replaces the target shown. */
+  const [notice, setNotice] = useState<string | null>(null);
 
   return (
     <>
@@ -80,7 +83,7 @@ export default function TargetsView() {
                       <ul className="cards">
                         {items.map((t) => (
                           <li key={t.id}>
-                            <button type="button" className="card" aria-pressed={t.id === selected} onClick={() => set({ target: String(t.id) })}>
+                            <button type="button" className="card" aria-pressed={t.id === selected} onClick={() => { set({ target: String(t.id) }); setNotice(null); }}>
                               <span className={`badge ${s}`}>{s}</span> <strong>{describe(t)}</strong>
                               <span className="muted">
                                 {t.type} · {t.organization.slug} · {t.direction} {fmtNum(t.effective_threshold)}
@@ -97,7 +100,8 @@ export default function TargetsView() {
           </>
         )}
       </QueryState>
-      {target && <TargetDetail target={target} />}
+      {notice && <p role="status">{notice}</p>}
+      {target && <TargetDetail target={target} onSaved={(text, id) => { setNotice(text); set({ target: id === null ? null : String(id) }); }} />}
       <NewTarget />
     </>
   );
@@ -105,7 +109,10 @@ export default function TargetsView() {
 
 type Update = Target['updates'][number];
 
-function TargetDetail({ target }: { target: Target }) {
+/** Told what a saved change did, and the target to show after it (null: none). */
+type OnSaved = (notice: string, id: number | null) => void;
+
+function TargetDetail({ target, onSaved }: { target: Target; onSaved: OnSaved }) {
   const id = target.id;
   const evaluations = useQuery({
     queryKey: ['evaluations', id],
@@ -131,19 +138,22 @@ function TargetDetail({ target }: { target: Target }) {
         </QueryState>
         <Table caption="Status changes" columns={updateColumns} rows={[...updates].reverse()} rowKey={(u) => u.updated_at + u.status} />
       </Panel>
-      <ChangeThreshold target={target} />
+      <ChangeTarget key={target.id} target={target} onSaved={onSaved} />
     </div>
   );
 }
 
-function ChangeThreshold({ target }: { target: Target }) {
+/** The target's threshold, whether it is evaluated, its Telegram notifications; or its removal: each through the preview. */
+function ChangeTarget({ target, onSaved }: { target: Target; onSaved: OnSaved }) {
   const [threshold, setThreshold] = useState(String(target.threshold));
+  const [active, setActive] = useState(target.active);
+  const [telegram, setTelegram] = useState(target.telegram_notifications);
   const [preview, setPreview] = useState<Preview | null>(null);
   const [message, setMessage] = useState<string | null>(null);
   const ask = useMutation({
-    mutationFn: () =>
+    mutationFn: (remove: boolean) =>
       previewWith({ organization: target.organization.slug, asset: target.asset, metric: metricOf(target) }, (existing) =>
-        existing.map((t) => (sameTarget(t, target) ? { ...t, threshold: Number(threshold) } : t)),
+        remove ? existing.filter((t) => !sameTarget(t, target)) : existing.map((t) => (sameTarget(t, target) ? { ...t, threshold: Number(threshold), active, telegram_notifications: telegram } : t)),
       ),
     onSuccess: (p) => {
       setPreview(p);
@@ -151,20 +161,35 @@ function ChangeThreshold({ target }: { target: Target }) {
     },
     onError: (e) => setMessage(e.message),
   });
-  const save = useSaveBatch(() => {
-    setPreview(null);
-    setMessage('Saved.');
+  // A change is the target deleted and made again (a new id), shown in its place; a removed
+  // target is no longer shown.
+  const save = useSaveBatch((created) => {
+    const again = created.find((t) => t.exchange === target.exchange && t.pair === target.pair && (t.market_hours ?? null) === (target.market_hours ?? null));
+    onSaved(again ? `Saved: target ${again.id} replaces target ${target.id}.` : `Target ${target.id} removed.`, again?.id ?? null);
   });
+  const changed = <T,>(set: (v: T) => void) => (v: T) => {
+    set(v);
+    setPreview(null);
+  };
   return (
-    <Panel title="Change the threshold" wide>
-      <form className="controls" onSubmit={(e) => { e.preventDefault(); ask.mutate(); }}>
+    <Panel title="Change the target" wide>
+      <form className="controls" aria-label="Change the target" onSubmit={(e) => { e.preventDefault(); ask.mutate(false); }}>
         <label>
-          New threshold
-          <input type="number" step="any" required value={threshold} onChange={(e) => { setThreshold(e.target.value); setPreview(null); }} />
+          Threshold
+          <input type="number" step="any" required value={threshold} onChange={(e) => changed(setThreshold)(e.target.value)} />
+        </label>
+        <label className="check">
+          <input type="checkbox" checked={active} onChange={(e) => changed(setActive)(e.target.checked)} />
+          Evaluated (active)
+        </label>
+        <label className="check">
+          <input type="checkbox" checked={telegram} onChange={(e) => changed(setTelegram)(e.target.checked)} />
+          Telegram notifications
         </label>
         <button type="submit" disabled={ask.isPending}>Preview the change</button>
+        <button type="button" className="secondary" disabled={ask.isPending} onClick={() => ask.mutate(true)}>Preview removing it</button>
       </form>
-      {message && <p role="status" className={message === 'Saved.' ? undefined : 'error'}>{message}</p>}
+      {message && <p role="alert" className="error">{message}</p>}
       {preview && <PreviewShown preview={preview} saving={save.isPending} onSave={() => save.mutate(preview, { onError: (e) => setMessage(e.message) })} />}
     </Panel>
   );
