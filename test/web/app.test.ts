@@ -335,6 +335,11 @@ describe('web app (/app/) in Chromium', function () {
     const unchecked = page.getByRole('region', { name: /^Unchecked/ });
     await unchecked.getByRole('button', { name: new RegExp(`${w.asset} ${w.ex} .*volume/volume`) }).click();
     await page.getByRole('region', { name: new RegExp(`Target ${made.target}:`) }).waitFor();
+    await page.getByRole('region', { name: 'Change the target' }).waitFor();
+    // The market maker's target on the project's asset: shown, not changeable by the project.
+    await unchecked.getByRole('button', { name: new RegExp(`${w.asset} ${w.ex} .*depth/bid_2bps`) }).click();
+    await page.getByRole('region', { name: new RegExp(`Target ${made.mmTarget}:`) }).waitFor();
+    expect(await page.getByRole('region', { name: 'Change the target' }).count()).to.equal(0);
     const listed = await call('GET', '/v2/organizations/targets/', { token });
     expect((listed.body as { id: number }[]).map((t) => t.id)).to.include.members([made.target, made.mmTarget]);
     expect(await unchecked.getByRole('button').count()).to.equal(listed.body.filter((t: { status: string }) => t.status === 'unchecked').length);

@@ -7,6 +7,7 @@ import { useMutation, useQuery } from '@tanstack/react-query';
 import { useMemo, useState } from 'react';
 import { api, unwrap, type QueryOf } from '../../api/client';
 import { LineChart } from '../../charts/line';
+import { useScope } from '../../api/organizations';
 import { useSearchParams } from '../../router';
 import { fmtNum, fmtTime } from '../../ui/format';
 import { Panel, QueryState } from '../../ui/query-state';
@@ -114,6 +115,8 @@ type OnSaved = (notice: string, id: number | null) => void;
 
 function TargetDetail({ target, onSaved }: { target: Target; onSaved: OnSaved }) {
   const id = target.id;
+  // Changed by a member of its organization (staff are counted in every one); others only see it.
+  const manages = !!useScope().data?.organizations.some((o) => o.slug === target.organization.slug);
   const evaluations = useQuery({
     queryKey: ['evaluations', id],
     queryFn: async () => unwrap(await api.GET('/v2/organizations/targets/{id}/evaluations/', { params: { path: { id }, query: { lookback: '1-day' } } })),
@@ -138,7 +141,7 @@ function TargetDetail({ target, onSaved }: { target: Target; onSaved: OnSaved })
         </QueryState>
         <Table caption="Status changes" columns={updateColumns} rows={[...updates].reverse()} rowKey={(u) => u.updated_at + u.status} />
       </Panel>
-      <ChangeTarget key={target.id} target={target} onSaved={onSaved} />
+      {manages && <ChangeTarget key={target.id} target={target} onSaved={onSaved} />}
     </div>
   );
 }
