@@ -167,7 +167,7 @@ function ChangeTarget({ target, onSaved }: { target: Target; onSaved: OnSaved })
   // A change is the target deleted and made again (a new id), shown in its place; a removed
   // target is no longer shown.
   const save = useSaveBatch((created) => {
-    const again = created.find((t) => t.exchange === target.exchange && t.pair === target.pair && (t.market_hours ?? null) === (target.market_hours ?? null));
+    const again = created.find((t) => sameTarget(t, target));
     onSaved(again ? `Saved: target ${again.id} replaces target ${target.id}.` : `Target ${target.id} removed.`, again?.id ?? null);
   });
   const changed = <T,>(set: (v: T) => void) => (v: T) => {
@@ -199,6 +199,6 @@ function ChangeTarget({ target, onSaved }: { target: Target; onSaved: OnSaved })
 }
 
 /** The preview's matching key but the type (which follows the organization). */
-const sameTarget = (a: TargetInput, t: Target) =>
+const sameTarget = (a: Pick<TargetInput, 'exchange' | 'pair'> & { market_hours?: string | null }, t: Target) =>
   a.exchange === t.exchange && a.pair === t.pair && (a.market_hours ?? null) === (t.market_hours ?? null);
 
