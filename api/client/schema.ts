@@ -2304,15 +2304,15 @@ export interface operations {
                     "application/json": {
                         processors: {
                             [key: string]: {
-                                ok?: number;
-                                deadLettered?: number;
-                                skipped?: number;
-                                flushes?: number;
-                                skipReasons?: {
+                                ok: number;
+                                deadLettered: number;
+                                skipped: number;
+                                flushes: number;
+                                skipReasons: {
                                     [key: string]: number;
                                 };
                                 /** @description The last 20 dead letters sent since the service started, oldest first (the dead-letter topic `<topic>.dlq` holds them all, with the message). */
-                                recentDeadLetters?: {
+                                recentDeadLetters: {
                                     reason: string;
                                     key: string | null;
                                     partition: number;
@@ -2330,30 +2330,30 @@ export interface operations {
                              * Format: date-time
                              * @description Every family's hour and day rows are complete before this hour (the lowest of the processors' marks); windows read minute rows after it. Null before any processor has started.
                              */
-                            rolled_up_to?: string | null;
+                            rolled_up_to: string | null;
                             /**
                              * Format: date-time
                              * @description What the market endpoints plan with: the market families' hour and day rows are complete before this instant's hour, and when it is inside an hour, that hour's rows up to it. Null before any processor has started.
                              */
-                            market_rolled_up_to?: string | null;
+                            market_rolled_up_to: string | null;
                         };
                         /** @description Uptime rows of sealed buckets kept between requests (UPTIME_CACHE_MB). */
-                        uptime_cache?: {
-                            enabled?: boolean;
-                            max_bytes?: number;
-                            bytes?: number;
-                            pairs?: number;
-                            bucket_hits?: number;
-                            bucket_misses?: number;
+                        uptime_cache: {
+                            enabled: boolean;
+                            max_bytes: number;
+                            bytes: number;
+                            pairs: number;
+                            bucket_hits: number;
+                            bucket_misses: number;
                         };
                         /** @description Partials of sealed window pieces kept for summary and leaderboard (WINDOW_CACHE_MB). */
-                        window_cache?: {
-                            enabled?: boolean;
-                            max_bytes?: number;
-                            bytes?: number;
-                            pieces?: number;
-                            piece_hits?: number;
-                            piece_misses?: number;
+                        window_cache: {
+                            enabled: boolean;
+                            max_bytes: number;
+                            bytes: number;
+                            pieces: number;
+                            piece_hits: number;
+                            piece_misses: number;
                         };
                     };
                 };

@@ -13,16 +13,10 @@ import { Table, type Column } from '../../ui/table';
 import { MINUTE_MS } from '../../../../lib/time.ts';
 
 type Status = paths['/v1/admin/status/']['get']['responses']['200']['content']['application/json'];
-type DeadLetter = NonNullable<Status['processors'][string]['recentDeadLetters']>[number] & { processor: string };
+type Processor = Status['processors'][string];
+type DeadLetter = Processor['recentDeadLetters'][number] & { processor: string };
 type Minute = paths['/v1/admin/orderbook/minutes/']['get']['responses']['200']['content']['application/json'][number];
-interface ProcessorRow {
-  name: string;
-  ok: number;
-  deadLettered: number;
-  skipped: number;
-  flushes: number;
-  reasons: string;
-}
+type ProcessorRow = Processor & { name: string };
 interface CacheRow {
   name: string;
   enabled: boolean;
@@ -47,34 +41,19 @@ export default function OperationsView() {
 }
 
 function StatusPanels({ status }: { status: Status }) {
-  const processors: ProcessorRow[] = Object.entries(status.processors).map(([name, p]) => ({
-    name,
-    ok: p.ok ?? 0,
-    deadLettered: p.deadLettered ?? 0,
-    skipped: p.skipped ?? 0,
-    flushes: p.flushes ?? 0,
-    reasons: Object.entries(p.skipReasons ?? {}).map(([why, n]) => `${why}: ${fmtNum(n)}`).join('; '),
-  }));
+  const processors: ProcessorRow[] = Object.entries(status.processors).map(([name, p]) => ({ ...p, name }));
+  const reasons = (r: ProcessorRow) => Object.entries(r.skipReasons).map(([why, n]) => `${why}: ${fmtNum(n)}`).join('; ');
   const processorColumns: Column<ProcessorRow>[] = [
     { key: 'name', label: 'Processor', value: (r) => r.name },
     { key: 'ok', label: 'Written', value: (r) => r.ok, render: (r) => fmtNum(r.ok), numeric: true },
     { key: 'deadLettered', label: 'Dead-lettered', value: (r) => r.deadLettered, render: (r) => fmtNum(r.deadLettered), numeric: true },
     { key: 'skipped', label: 'Skipped', value: (r) => r.skipped, render: (r) => fmtNum(r.skipped), numeric: true },
     { key: 'flushes', label: 'Flushes', value: (r) => r.flushes, render: (r) => fmtNum(r.flushes), numeric: true },
-    { key: 'reasons', label: 'Skipped because', value: (r) => r.reasons },
+    { key: 'reasons', label: 'Skipped because', value: reasons },
   ];
-  const cacheOf = (name: string, c: { enabled?: boolean; bytes?: number; max_bytes?: number; hits?: number; misses?: number } | undefined, entries: number | undefined): CacheRow => ({
-    name,
-    enabled: c?.enabled ?? false,
-    bytes: c?.bytes ?? 0,
-    maxBytes: c?.max_bytes ?? 0,
-    entries: entries ?? 0,
-    hits: c?.hits ?? 0,
-    misses: c?.misses ?? 0,
-  });
   const dead: DeadLetter[] = Object.entries(status.processors)
     // Each processor's newest first, then all by when they were produced (ties keep that order).
-    .flatMap(([processor, p]) => (p.recentDeadLetters ?? []).map((d) => ({ ...d, processor })).reverse())
+    .flatMap(([processor, p]) => p.recentDeadLetters.map((d) => ({ ...d, processor })).reverse())
     .sort((a, b) => b.produced_at.localeCompare(a.produced_at));
   const deadColumns: Column<DeadLetter>[] = [
     { key: 'produced_at', label: 'Produced', value: (d) => d.produced_at, render: (d) => fmtTime(d.produced_at) },
@@ -85,9 +64,9 @@ function StatusPanels({ status }: { status: Status }) {
   ];
   const u = status.uptime_cache;
   const w = status.window_cache;
-  const caches = [
-    cacheOf('uptime buckets', u && { ...u, hits: u.bucket_hits, misses: u.bucket_misses }, u?.pairs),
-    cacheOf('window pieces', w && { ...w, hits: w.piece_hits, misses: w.piece_misses }, w?.pieces),
+  const caches: CacheRow[] = [
+    { name: 'uptime buckets', enabled: u.enabled, bytes: u.bytes, maxBytes: u.max_bytes, entries: u.pairs, hits: u.bucket_hits, misses: u.bucket_misses },
+    { name: 'window pieces', enabled: w.enabled, bytes: w.bytes, maxBytes: w.max_bytes, entries: w.pieces, hits: w.piece_hits, misses: w.piece_misses },
   ];
   const cacheColumns: Column<CacheRow>[] = [
     { key: 'name', label: 'Cache', value: (r) => r.name },
