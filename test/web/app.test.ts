@@ -461,6 +461,15 @@ describe('web app (/app/) in Chromium', function () {
     expect(changedLoan.body).to.deep.include({ quantity: 30_000, status: 'draft', exchanges: [w.ex], pairs: [spot], start_date: made2.body.start_date, end_date: '2027-02-01T00:00:00.000Z' });
     expect(changedLoan.body.tranches.map((t: Record<string, unknown>) => [t.quantity, t.strike_price, t.expires_at])).to.deep.equal([[30_000, 85, '2026-12-31T00:00:00.000Z']]);
     await shown.getByRole('table', { name: 'Tranches' }).getByRole('cell', { name: '85', exact: true }).waitFor();
+    // The list filtered by a status, as the API filters it: the draft, not the settled loan.
+    const loanFilter = page.getByRole('form', { name: 'Loan filters' });
+    await loanFilter.getByLabel('Status').selectOption('draft');
+    const draftLoans = ((await call('GET', '/v2/organizations/loans/?statuses=draft', { token })).body as { id: number }[]).map((l) => l.id);
+    expect(draftLoans).to.include(shownId).and.not.include(made.loan);
+    const loanTable = page.getByRole('table', { name: 'Token loans you can see' });
+    await waitFor('the drafts listed', async () => (await loanTable.getByRole('row').count()) === draftLoans.length + 1 && (await loanTable.getByRole('link', { name: `#${made.loan} ${w.asset}`, exact: true }).count()) === 0);
+    await loanTable.getByRole('link', { name: `#${shownId} ${w.asset}`, exact: true }).waitFor();
+    await loanFilter.getByLabel('Status').selectOption('all');
 
     await page.getByRole('link', { name: 'RFQ' }).click();
     await page.getByRole('link', { name: `Listing ${w.tag}` }).click();
@@ -514,6 +523,15 @@ describe('web app (/app/) in Chromium', function () {
     expect(changedDraft.body).to.deep.include({ term_days: 45, description: 'Two exchanges next quarter.', exchanges: [w.ex], invited: [w.mm], status: 'draft', deadline: deadline.toISOString(), version: draft.body.version + 1 });
     expect(changedDraft.body.pairs).to.deep.equal(draft.body.pairs);
     expect(changedDraft.body.requirements.map((r: { metric: string; threshold: number; direction: string }) => [r.metric, r.threshold, r.direction])).to.deep.equal([['depth/bid_2bps', 600, 'above']]);
+    // The list filtered by a status, as the API filters it: the draft, not the open request.
+    const requestFilter = page.getByRole('form', { name: 'Request filters' });
+    await requestFilter.getByLabel('Status').selectOption('draft');
+    const requestTable = page.getByRole('table', { name: 'Requests you can see' });
+    await requestTable.getByRole('link', { name: `Draft ${w.tag}` }).waitFor();
+    await waitFor('the open request gone from the list', async () => (await requestTable.getByRole('link', { name: `Listing ${w.tag}` }).count()) === 0);
+    const draftRequests = (await call('GET', '/v2/organizations/rfqs/?statuses=draft', { token })).body as { id: number }[];
+    expect(await requestTable.getByRole('row').count()).to.equal(draftRequests.length + 1);
+    await requestFilter.getByLabel('Status').selectOption('all');
     const statusOf = async () => (await call('GET', `/v2/organizations/rfqs/${draft.body.id}/`, { token })).body.status as string;
     await requestActions.getByRole('button', { name: 'Open the request' }).click();
     await requestActions.getByRole('button', { name: 'Close the request' }).waitFor();

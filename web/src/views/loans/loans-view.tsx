@@ -10,9 +10,10 @@ import { useScope } from '../../api/organizations';
 import { useSearchParams } from '../../router';
 import { fmtNum, fmtPct, fmtPrice, fmtTime, fmtUsd } from '../../ui/format';
 import { Panel, QueryState } from '../../ui/query-state';
+import { pick, Select } from '../../ui/choices';
 import { Table, type Column } from '../../ui/table';
 import { LoanForm } from './loan-form';
-import { actionAllowed, LOAN_ACTIONS, SETTLEMENTS, termsEditable, type LoanAction, type LoanStatus, type Settlement } from '../../../../domain/loans/loan.ts';
+import { actionAllowed, LOAN_ACTIONS, LOAN_STATUSES, SETTLEMENTS, termsEditable, type LoanAction, type LoanStatus, type Settlement } from '../../../../domain/loans/loan.ts';
 
 type Loan = Schemas['Loan'];
 type Tranche = Loan['tranches'][number];
@@ -22,7 +23,10 @@ const LOAN_WIDE: readonly Action[] = LOAN_ACTIONS.filter((a): a is Action => a !
 
 export default function LoansView() {
   const [q, set] = useSearchParams();
-  const loans = useQuery({ queryKey: ['loans'], queryFn: async () => itemsOf(unwrap(await api.GET('/v2/organizations/loans/'))) });
+  // One status, or all; the API filters (statuses).
+  const status = pick(['all', ...LOAN_STATUSES], q.get('status'), 'all');
+  const query = status === 'all' ? {} : { statuses: [status] };
+  const loans = useQuery({ queryKey: ['loans', query], queryFn: async () => itemsOf(unwrap(await api.GET('/v2/organizations/loans/', { params: { query } }))) });
   const selected = Number(q.get('loan')) || null;
   const columns: Column<Loan>[] = [
     { key: 'id', label: 'Loan', value: (r) => r.id, render: (r) => <a href={`/app/loans?loan=${r.id}`} onClick={(e) => { e.preventDefault(); set({ loan: String(r.id) }); }}>#{r.id} {r.asset}</a> },
@@ -37,6 +41,9 @@ export default function LoansView() {
   return (
     <div className="panels">
       <Panel title="Loans" wide>
+        <form className="controls" aria-label="Loan filters" onSubmit={(e) => e.preventDefault()}>
+          <Select label="Status" value={status} options={['all', ...LOAN_STATUSES]} onChange={(v) => set({ status: v === 'all' ? null : v })} />
+        </form>
         <QueryState query={loans} empty={(r) => r.length === 0}>
           {(rows) => <Table caption="Token loans you can see" columns={columns} rows={rows} rowKey={(r) => String(r.id)} />}
         </QueryState>

@@ -11,10 +11,11 @@ import { useScope } from '../../api/organizations';
 import { useSearchParams } from '../../router';
 import { fmtNum, fmtPct, fmtTime, fmtUsd } from '../../ui/format';
 import { Panel, QueryState } from '../../ui/query-state';
+import { pick, Select } from '../../ui/choices';
 import { Table, type Column } from '../../ui/table';
 import { VersionHistory } from './versions';
 import { RfqForm } from './rfq-form';
-import { LIVE_PROPOSAL, PROPOSAL_ACTION_FROM, RFQ_ACTION_FROM, RFQ_ACTIONS, rfqTermsEditable, type ProposalAction, type ProposalStatus, type RfqAction } from '../../../../domain/rfq/rfq.ts';
+import { LIVE_PROPOSAL, PROPOSAL_ACTION_FROM, RFQ_ACTION_FROM, RFQ_ACTIONS, RFQ_STATUSES, rfqTermsEditable, type ProposalAction, type ProposalStatus, type RfqAction } from '../../../../domain/rfq/rfq.ts';
 import { ProposalForm } from './proposal-form';
 
 type Rfq = Schemas['Rfq'];
@@ -24,8 +25,17 @@ const ACTION_WORDS: Record<RfqAction, string> = { open: 'Open the request', clos
 
 export default function RfqView() {
   const [q, set] = useSearchParams();
-  const rfqs = useQuery({ queryKey: ['rfqs'], queryFn: async () => itemsOf(unwrap(await api.GET('/v2/organizations/rfqs/'))) });
+  // One status, or all; the API filters (statuses). The request shown is read on its own, so
+  // a filter that leaves it out (or a status change that moves it out) keeps it shown.
+  const status = pick(['all', ...RFQ_STATUSES], q.get('status'), 'all');
+  const query = status === 'all' ? {} : { statuses: [status] };
+  const rfqs = useQuery({ queryKey: ['rfqs', query], queryFn: async () => itemsOf(unwrap(await api.GET('/v2/organizations/rfqs/', { params: { query } }))) });
   const selected = Number(q.get('rfq')) || null;
+  const shown = useQuery({
+    queryKey: ['rfqs', 'one', selected],
+    enabled: selected !== null,
+    queryFn: async () => unwrap(await api.GET('/v2/organizations/rfqs/{id}/', { params: { path: { id: selected! } } })),
+  });
   const columns: Column<Rfq>[] = [
     { key: 'title', label: 'Request', value: (r) => r.title, render: (r) => <a href={`/app/rfq?rfq=${r.id}`} onClick={(e) => { e.preventDefault(); set({ rfq: String(r.id) }); }}>{r.title || `#${r.id}`}</a> },
     { key: 'asset', label: 'Asset', value: (r) => r.asset },
@@ -37,12 +47,15 @@ export default function RfqView() {
   return (
     <div className="panels">
       <Panel title="Requests for proposals" wide>
+        <form className="controls" aria-label="Request filters" onSubmit={(e) => e.preventDefault()}>
+          <Select label="Status" value={status} options={['all', ...RFQ_STATUSES]} onChange={(v) => set({ status: v === 'all' ? null : v })} />
+        </form>
         <QueryState query={rfqs} empty={(r) => r.length === 0}>
           {(rows) => <Table caption="Requests you can see" columns={columns} rows={rows} rowKey={(r) => String(r.id)} />}
         </QueryState>
       </Panel>
       <RfqForm onSaved={(id) => set({ rfq: String(id) })} />
-      {selected && <Proposals key={selected} id={selected} rfq={rfqs.data?.find((r) => r.id === selected)} />}
+      {selected && <Proposals key={selected} id={selected} rfq={shown.data} />}
       {selected && <RfqVersions id={selected} />}
     </div>
   );
