@@ -36,7 +36,7 @@ import { LockstepChild } from './lockstep.ts';
 import { ORDERBOOK_GROUP } from '../processors/orderbook/processor.ts';
 import { TRADES_GROUP } from '../processors/trades/processor.ts';
 import { API_CLICKHOUSE, startService, type Service } from '../ops/service.ts';
-import { check, deleteTopicsAndGroups, flags, fmtInt, fmtMs, percentile, positiveInt, say, sleep, until, type BenchRun, type BenchWorld, type Figure, dropRedisKeys, runBench } from './common.ts';
+import { HISTORY_FLAGS, SERIES_FLAGS, check, deleteTopicsAndGroups, flags, fmtInt, fmtMs, percentile, positiveInt, say, sleep, until, type BenchRun, type BenchWorld, type Figure, dropRedisKeys, runBench } from './common.ts';
 
 const NAME = 'bench:api';
 const opt = flags(
@@ -49,18 +49,16 @@ const opt = flags(
     'ingest-rate': { default: '3000', help: 'order-book snapshots/s of the feed during the second phase (plus its trades and perpetual data)' },
     'ingest-warmup': { default: '20', help: 'seconds the feed runs before the second phase is timed' },
     lateness: { default: '30', help: 'LATENESS_SECONDS of the service: short, so minutes close (and rows are written) during the second phase' },
-    settle: { default: '90', help: 'most seconds to wait for background merges after loading' },
-    'load-connections': { default: '2', help: 'inserts running at once while loading the history' },
-    'series-seconds': { default: '45', help: 'most seconds per timed series (fewer requests when a query is slow; at least 5)' },
     'ingesting-seconds': { default: '65', help: 'least seconds per timed series while ingesting (more requests than --requests), so each series sees a minute close with its rollups' },
     'keep-data': { default: '', help: 'keep the data folder here, and reuse the history already loaded in it (same --pairs and --days)' },
-    'load-only': { default: 'no', help: '"yes": stop after loading (with --keep-data, to measure later)' },
     phases: { default: 'idle,ingesting', help: 'the phases to time, of "idle" and "ingesting" (e.g. "idle", to look at an idle service alone)' },
     only: { default: '', help: 'time only the queries whose name contains this, or one of these separated by | (e.g. "uptime"), to iterate faster' },
     'dump-sql': { default: '', help: 'write the SQL each endpoint ran, with its bound values, to this JSON file (to EXPLAIN or time it by hand)' },
     explain: { default: 'no', help: '"yes": print the parts, rows and marks each recorded statement reads (EXPLAIN ESTIMATE), per series and phase' },
     'samples-json': { default: '', help: 'write every series\' timings and the ingest figures to this JSON file (bench/api-scale.ts compares two sizes from them)' },
     lockstep: { default: 'no', help: '"yes": time the idle phase\'s requests in turns with another run, as its parent says (bench:api-scale --interleave; bench/lockstep.ts)' },
+    ...HISTORY_FLAGS,
+    ...SERIES_FLAGS,
   },
   'p50/p95 of summary, leaderboard and spread uptime over HTTP, for staff (all pairs) and a regular user (100 assets), against the bare query, idle and while ingesting',
 );

@@ -96,6 +96,18 @@ export function flags<S extends FlagSpec>(bench: string, spec: S, about: string)
   return out as { [K in keyof S]: string };
 }
 
+/** Flags of the benchmarks that load a history before timing (bench:api, bench:market-makers, bench:web). */
+export const HISTORY_FLAGS = {
+  'load-connections': { default: '2', help: 'inserts running at once while loading the history' },
+  settle: { default: '90', help: 'most seconds to wait for background merges after loading' },
+} satisfies FlagSpec;
+
+/** Flags of the benchmarks that time series of requests against a loaded history (bench:api, bench:market-makers). */
+export const SERIES_FLAGS = {
+  'series-seconds': { default: '45', help: 'most seconds per timed series (fewer requests when a query is slow; at least 5)' },
+  'load-only': { default: 'no', help: '"yes": stop after loading (with --keep-data, to measure later)' },
+} satisfies FlagSpec;
+
 export function positiveInt(name: string, raw: string): number {
   const n = Number(raw);
   if (!Number.isInteger(n) || n <= 0) throw new Error(`--${name} must be a positive whole number, not ${JSON.stringify(raw)}`);

@@ -48,7 +48,7 @@ import { curlFound, HttpClient, type ClientEncoding } from './market-makers/http
 import { describeProfile, profiled } from './market-makers/profile.ts';
 import { countRows, loadHistory, type LoadCounts, type LoadPlan } from './market-makers/load.ts';
 import { mmWorld, type Credentials, type MmWorld } from './market-makers/world.ts';
-import { check, deleteTopicsAndGroups, flags, fmtInt, fmtMs, percentile, positiveInt, say, settle, until, type BenchRun, type Figure, dropRedisKeys, runBench } from './common.ts';
+import { HISTORY_FLAGS, SERIES_FLAGS, check, deleteTopicsAndGroups, flags, fmtInt, fmtMs, percentile, positiveInt, say, settle, until, type BenchRun, type Figure, dropRedisKeys, runBench } from './common.ts';
 
 const NAME = 'bench:market-makers';
 const opt = flags(
@@ -59,7 +59,6 @@ const opt = flags(
     days: { default: '30', help: 'days of history loaded' },
     requests: { default: '30', help: 'timed requests (and bare runs) per series' },
     warmup: { default: '2', help: 'untimed requests (and bare runs) before each series' },
-    'series-seconds': { default: '45', help: 'most seconds per timed series (fewer requests when a query is slow; at least 5)' },
     'push-requests': { default: '200', help: 'push requests (0 skips the push)' },
     'push-warmup': { default: '20', help: 'untimed push requests before them (to earlier buckets), as a running service has had' },
     'push-items': { default: '1000', help: 'items per push request' },
@@ -68,14 +67,13 @@ const opt = flags(
     profile: { default: 'yes', help: '"yes": after the timed figures, CPU-profile the main thread during another push and during requests of summary and reconciliation (untimed)' },
     'profile-first': { default: 'no', help: '"yes": profile first-asked requests (caches emptied before each) instead of repeated ones' },
     'profile-dir': { default: '', help: 'also write those profiles here as .cpuprofile files (for Chrome DevTools)' },
-    'load-connections': { default: '2', help: 'inserts running at once while loading' },
-    settle: { default: '90', help: 'most seconds to wait for background merges after loading' },
     'dump-sql': { default: '', help: 'write the statements each series ran, with their bound values, to this JSON file (to EXPLAIN or time them by hand)' },
     'keep-data': { default: '', help: 'keep the data folder here, and reuse (topped up to now) the history loaded in it with the same --makers, --pairs and --days; the minute hours of each reuse\'s windows are added and kept, so answers at 5m grow from reuse to reuse (compare figures on one reuse, or on fresh data)' },
-    'load-only': { default: 'no', help: '"yes": stop after loading (with --keep-data, to measure later)' },
     encoding: { default: 'identity', help: '"identity": the client takes plain text; "zstd": it accepts zstd (through curl, what `curl --compressed` accepts, as a user tries it) and decodes it; "gzip": gzip alone (timed to the last decoded byte)' },
     client: { default: 'curl', help: '"curl": timed requests through the curl command (as `curl -o /dev/null`, `--compressed` with an encoding; node:http when curl is not found); "node": node:http with keep-alive in a process of its own' },
     only: { default: '', help: 'time only the series whose name contains this (e.g. "summary 7 days"; "|" between alternatives), to iterate faster; "push": only the push, nothing loaded' },
+    ...HISTORY_FLAGS,
+    ...SERIES_FLAGS,
   },
   'push throughput, and p50/p95 of the market-maker endpoints over HTTP against the bare statements, as staff and as a project member',
 );

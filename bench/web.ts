@@ -17,7 +17,7 @@ import { startService } from '../ops/service.ts';
 import { ensureWebBuild, WEB_DIST } from '../ops/web-build.ts';
 import { launch } from '../test/web/browser.ts';
 import { apiWorld, ensureHistory } from './api-data.ts';
-import { check, dropRedisKeys, flags, fmtInt, fmtMs, percentile, positiveInt, say, type BenchRun, type Figure, runBench } from './common.ts';
+import { HISTORY_FLAGS, check, dropRedisKeys, flags, fmtInt, fmtMs, percentile, positiveInt, say, type BenchRun, type Figure, runBench } from './common.ts';
 
 const NAME = 'bench:web';
 const opt = flags(
@@ -30,8 +30,7 @@ const opt = flags(
     asset: { default: '', help: 'the asset shown (default: the user\'s first)' },
     view: { default: 'lookback=1-day&interval=1h&bps=10', help: 'the rest of the view\'s address: window, interval, level' },
     loads: { default: '20', help: 'timed warm loads' },
-    'load-connections': { default: '2', help: 'inserts running at once while loading the history' },
-    settle: { default: '90', help: 'most seconds to wait for background merges after loading' },
+    ...HISTORY_FLAGS,
   },
   "the Markets view's time from navigation to every chart drawn (p50, p95 of warm loads) and the first view's gzipped JavaScript, on bench:api's data",
 );
