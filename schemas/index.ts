@@ -6,7 +6,8 @@ import addFormatsModule, { type FormatsPlugin } from 'ajv-formats';
 import { IANAZone } from 'luxon';
 import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { parseTimestamp } from './timestamps.ts';
+import { parseTimestamp, type Timestamp } from './timestamps.ts';
+export type { Timestamp } from './timestamps.ts';
 
 // ajv-formats is CommonJS; its default export arrives wrapped under ESM.
 const formatsModule = addFormatsModule as unknown as FormatsPlugin & { default?: FormatsPlugin };
@@ -32,7 +33,6 @@ const ajv = createAjv();
 ajv.addSchema(readJson('kafka/_defs.schema.json'));
 
 export type Level = [price: number, amount: number];
-export type Timestamp = string | number;
 
 export interface OrderBookMessage {
   exchange: string;

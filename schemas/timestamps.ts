@@ -1,7 +1,9 @@
 // Event time as the ingest contract writes it (addendum section 1), read alike by the
 // processors and by the push endpoint.
 import { DateTime } from 'luxon';
-import type { Timestamp } from './index.ts';
+
+/** An event time as messages carry it: ISO 8601 text or epoch milliseconds. */
+export type Timestamp = string | number;
 
 /** Event time in epoch ms: ISO 8601 (UTC when no offset is given) or epoch milliseconds. */
 export function parseTimestamp(ts: Timestamp): number | undefined {

@@ -10,16 +10,12 @@ import type { TrustedDepthColumns, TrustedVolumeColumns, WalletKeyColumns } from
 import { familyPartialsSql } from '../market/repositories/partials.ts';
 import { bucketOf, type MarketQuery } from '../market/repositories/stored-rows.ts';
 import type { Range } from '../market/window.ts';
-import { REPORTED_WRITES_SOURCE } from './reported.ts';
+import { REPORTED_INTERVALS, REPORTED_WRITES_SOURCE, type ReportedInterval } from './reported.ts';
 import { HOUR_MS } from '../../lib/time.ts';
 import { mapKey } from '../../lib/map-key.ts';
 
 /** The write counts (market_writes) of everything the summary shows: trusted values, reported ones and the market's. */
 const SUMMARY_SOURCES = [MM_FAMILIES.trustedDepth.tables.minutes, MM_FAMILIES.trustedVolume.tables.minutes, FAMILIES.book.tables.minutes, FAMILIES.trade.tables.minutes, REPORTED_WRITES_SOURCE];
-
-/** The intervals market makers report at, coarsest first. */
-export const REPORTED_INTERVALS = ['1d', '1h', '5m'] as const;
-export type ReportedInterval = (typeof REPORTED_INTERVALS)[number];
 
 export interface ReportedQuery {
   /** (organization, exchange, pair) whose values may be read. */

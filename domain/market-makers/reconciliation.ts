@@ -10,7 +10,8 @@
 import { LEVELS_BPS, levelIndex, levelName } from '../market/facts.ts';
 import { planBuckets, type Range } from '../market/window.ts';
 import type { Pair, Wallet } from '../reference/repository.ts';
-import { REPORTED_INTERVALS, type ReportedInterval, type ReportedValuesOf } from './metrics.ts';
+import type { ReportedValuesOf } from './metrics.ts';
+import { REPORTED_INTERVALS, type ReportedInterval } from './reported.ts';
 import { inAnswerOrder, type MarketMakerReadings, type MmQuery } from './readings.ts';
 import { coveredMinutes } from './reporting.ts';
 import { addPackedWallet, coarsestReported, compareBuckets, oneBucketComparedPacked, packedWallet, type PackedCompared } from './values.ts';

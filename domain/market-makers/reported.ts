@@ -6,7 +6,8 @@ import type { ClickHouse } from '../../lib/clickhouse.ts';
 import type { ReportedMessage } from '../../schemas/index.ts';
 import { HOUR_MS } from '../../lib/time.ts';
 
-export const REPORTED_INTERVALS = ['5m', '1h', '1d'] as const;
+/** The intervals market makers report at, coarsest first (the order in which a window read whole prefers them). */
+export const REPORTED_INTERVALS = ['1d', '1h', '5m'] as const;
 export type ReportedInterval = (typeof REPORTED_INTERVALS)[number];
 
 /** Length of each interval in ms: a value's timestamp is a multiple of it (UTC). */

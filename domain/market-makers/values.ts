@@ -5,7 +5,7 @@
 // reported ones, a bucket's reported values, coverage of the whole market, and whether a
 // report overstates what was measured.
 import { mean, meanPacked } from '../market/values.ts';
-import { REPORTED_INTERVALS, type ReportedInterval } from './metrics.ts';
+import { REPORTED_INTERVALS, type ReportedInterval } from './reported.ts';
 import { TwoKeyMap } from '../../lib/map-key.ts';
 import type { Float64ArrayColumn } from '../../lib/native-columns.ts';
 

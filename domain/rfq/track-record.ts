@@ -23,7 +23,7 @@ import type { ClickHouse, Params } from '../../lib/clickhouse.ts';
 import { levelIndex, levelName } from '../market/facts.ts';
 import { tile, type Piece } from '../market/window.ts';
 import type { Pair, Wallet } from '../reference/repository.ts';
-import { REPORTED_INTERVALS } from '../market-makers/metrics.ts';
+import { REPORTED_INTERVALS } from '../market-makers/reported.ts';
 import { DEFAULT_TOLERANCE_PCT, differencePct, overstated as overstates, trustedVolume } from '../market-makers/values.ts';
 import { DAY_MS } from '../../lib/time.ts';
 
