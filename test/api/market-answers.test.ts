@@ -548,6 +548,11 @@ describe('market answers, recorded: the five endpoints on fixed data at a fixed 
       const { url, init, shown } = requestLine(c);
       const r = await call(init.method, url, { token, baseUrl: api.url, ...(init.json === undefined ? {} : { json: init.json }) });
       const contentType = r.headers.get('content-type');
+      if (c.path === REGIONAL && Array.isArray(r.body)) {
+        // Bucketed regional rows: in time order, then by asset (the recording holds them so too).
+        const order = (r.body as { timestamp: string; asset: string }[]).map((row) => `${String(Date.parse(row.timestamp)).padStart(15, '0')} ${row.asset}`);
+        expect(order, `${c.name}: rows by bucket, then asset`).to.deep.equal([...order].sort());
+      }
       let body = normalizeNames(r.text);
       if (c.round) body = roundNumbers(body, contentType);
       const answer: Answer = {

@@ -48,20 +48,21 @@ export function regionalVolume(s: MarketServices): MarketHandler {
       else ctx.body = result;
       return;
     }
-    const buckets = new Map<string, Row & { asset: string; total_volume: number; regions: Record<string, number> }>();
+    const buckets = new Map<string, { b: number; row: Row & { asset: string; total_volume: number; regions: Record<string, number> } }>();
     for (const t of trades) {
       const asset = assetOf.get(`${t.exchange}\u0000${t.pair}`)!;
       const k = `${t.b}\u0000${asset}`;
-      let row = buckets.get(k);
+      let row = buckets.get(k)?.row;
       if (!row) {
         row = { ...timestampOf(window, t.b), asset, total_volume: 0, regions: {} };
-        buckets.set(k, row);
+        buckets.set(k, { b: t.b, row });
       }
       const v = volume(t) ?? 0;
       row.total_volume += v;
       row.regions[regionOf(t.exchange)] = (row.regions[regionOf(t.exchange)] ?? 0) + v;
     }
-    const rows = [...buckets.values()];
+    // A bucket is first met at the first pair that traded in it: the rows in time order, then asset.
+    const rows = [...buckets.values()].sort((x, y) => x.b - y.b || (x.row.asset < y.row.asset ? -1 : x.row.asset > y.row.asset ? 1 : 0)).map((x) => x.row);
     if (!out.csv) {
       ctx.body = rows;
       return;
