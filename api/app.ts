@@ -1,13 +1,13 @@
-// The Koa application: one error handler, one body parser, the routes of every resource,
-// and an HTML 404 page for URLs that match none.
+// The Koa application: one error handler, the routes of every resource (each with its
+// authentication, body parser and input check: api/http/contract.ts), and an HTML 404 page
+// for URLs that match none.
 import Router from '@koa/router';
 import Koa from 'koa';
 import compress from 'koa-compress';
 import zlib from 'node:zlib';
 import { fileURLToPath } from 'node:url';
-import { koaBody } from 'koa-body';
 import type { ApiDeps } from './deps.ts';
-import { HttpError, MESSAGES, methodNotAllowed, NOT_FOUND_PAGE, badRequest, payloadTooLarge, throttled } from './http/errors.ts';
+import { HttpError, MESSAGES, methodNotAllowed, NOT_FOUND_PAGE, throttled } from './http/errors.ts';
 import { LockBusy } from '../lib/locks.ts';
 import { webApp } from './http/web-app.ts';
 import { Contract, type Handlers } from './http/contract.ts';
@@ -28,7 +28,8 @@ import { totpHandlers } from './resources/totp/routes.ts';
 
 /** Every operation of api/openapi.yaml, mounted from it: its security, its input check, its handler. */
 export function createRouter(deps: ApiDeps, contract: Contract = new Contract()): Router {
-  const router = new Router();
+  // Paths as the contract writes them: lower case, one trailing slash (another form is a 404).
+  const router = new Router({ sensitive: true, strict: true });
   const handlers: Handlers = {
     ...authHandlers(deps),
     ...organizationHandlers(deps),
@@ -112,23 +113,6 @@ export function createApp(deps: ApiDeps): Koa {
   });
   // The web app's files (web/dist, built by ops/web-build.ts) at /app/.
   app.use(webApp(fileURLToPath(new URL('../web/dist', import.meta.url))));
-  app.use(
-    koaBody({
-      json: true,
-      urlencoded: true,
-      multipart: true,
-      jsonLimit: '20mb',
-      // Any JSON value parses, so each endpoint answers a body of the wrong shape in its own
-      // words (the reported-metrics push: `{message}` for anything but a non-empty list).
-      jsonStrict: false,
-      formLimit: '1mb',
-      // A malformed body is the client's fault: 400, not 500; one over the limits, 413.
-      onError: (err) => {
-        if ((err as { status?: number }).status === 413) throw payloadTooLarge();
-        throw badRequest({ non_field_errors: [`Malformed request body: ${err.message}`] });
-      },
-    }),
-  );
   app.use(router.routes());
   app.use(async (ctx, next) => {
     await next();

@@ -15,6 +15,7 @@ import { parse } from 'yaml';
 import { createAjv } from '../../schemas/index.ts';
 import type { operations } from '../client/schema.ts';
 import { authenticate, type ApiKeyScope } from './auth.ts';
+import { requestBody } from './body.ts';
 import type { ApiDeps } from '../deps.ts';
 import { badRequest, notFound, unsupportedMediaType, type FieldErrors } from './errors.ts';
 import { itemErrors, toFieldErrors } from './validate.ts';
@@ -203,7 +204,7 @@ export class Contract {
       const handler = handlers[op.id];
       if (!handler) throw new Error(`api/openapi.yaml's "${op.id}" (${op.method.toUpperCase()} ${op.path}) has no handler`);
       const auth = authenticationOf(deps, op.security);
-      const chain: Middleware[] = [...(auth ? [auth] : []), validateInput(op), ...(Array.isArray(handler) ? handler : [handler])];
+      const chain: Middleware[] = [...(auth ? [auth] : []), requestBody, validateInput(op), ...(Array.isArray(handler) ? handler : [handler])];
       router.register(op.routerPath, [op.method.toUpperCase()], chain, { name: op.id });
     }
   }

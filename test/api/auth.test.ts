@@ -93,6 +93,13 @@ describe('sign-in (POST /v1/login/, /v1/logout/, GET /v1/session/)', () => {
     expect(r.text).to.match(/<h1>Not Found<\/h1>/);
     const noSlash = await call('POST', '/v1/login', { json: {} });
     expect(noSlash.status).to.equal(404);
+    // Paths as the contract writes them: another case or a second slash names nothing.
+    const token = await login(w.users.loner.email, w.password);
+    for (const path of ['/V1/SESSION/', '/v1/Session/', '/v1/session//']) {
+      const other = await call('GET', path, { token });
+      expect([path, other.status, other.headers.get('content-type')]).to.deep.equal([path, 404, 'text/html; charset=utf-8']);
+    }
+    expect((await call('GET', '/v1/session/', { token })).status).to.equal(200);
     const m = await call('GET', '/v1/login/');
     expect(m.status).to.equal(405);
     expect(m.body).to.deep.equal({ detail: 'Method "GET" not allowed.' });
@@ -103,6 +110,18 @@ describe('sign-in (POST /v1/login/, /v1/logout/, GET /v1/session/)', () => {
     const res = await fetch(`${testStack().url}/v1/login/`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{nope' });
     expect(res.status).to.equal(400);
     expect(((await res.json()) as { non_field_errors: string[] }).non_field_errors[0]).to.match(/Malformed request body/);
+  });
+
+  it('a caller without a valid token gets 401 whatever its body (the body is read after authentication)', async () => {
+    for (const path of ['/v2/metrics/summary/', '/v1/logout/', '/v2/organizations/targets/preview/']) {
+      for (const headers of [{}, { Authorization: 'Token nope' }]) {
+        const res = await fetch(`${testStack().url}${path}`, { method: 'POST', headers: { ...headers, 'Content-Type': 'application/json' }, body: '{nope' });
+        expect([path, res.status]).to.deep.equal([path, 401]);
+      }
+    }
+    const token = await login(w.users.loner.email, w.password);
+    const signedIn = await fetch(`${testStack().url}/v2/metrics/summary/`, { method: 'POST', headers: { Authorization: `Token ${token}`, 'Content-Type': 'application/json' }, body: '{nope' });
+    expect(signedIn.status).to.equal(400);
   });
 });
 
