@@ -1200,7 +1200,8 @@ export interface components {
             } | string)[] | string;
             market_hours_timezone?: components["schemas"]["TimeZone"];
             assets?: components["schemas"]["MarketList"];
-            bps?: components["schemas"]["LevelList"] | string;
+            /** @description Levels of L (each checked as the query parameter is, naming the supported levels); empty items and spaces around them are ignored, an empty list or text is the default. */
+            bps?: number[] | string;
             amounts?: components["schemas"]["AmountList"] | string;
             exchanges?: components["schemas"]["MarketList"];
             /** @enum {string} */

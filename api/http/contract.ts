@@ -331,7 +331,8 @@ export function typedFields(raw: Record<string, unknown>, schemas: Map<string, S
     const types = typesOf(schema);
     if (types.includes('array') && !(values.length === 1 && /^\s*\[/.test(values[0]!))) {
       const items = (schema.items as Schema | undefined) ?? {};
-      const parts = values.flatMap((v) => v.split(',')).map((v) => (typesOf(items).includes('string') ? v.trim() : v)).filter((v) => v !== '');
+      // Spaces around an item are no part of it (`bps=1, 10`), as in a JSON body's comma-separated string.
+      const parts = values.flatMap((v) => v.split(',')).map((v) => v.trim()).filter((v) => v !== '');
       if (parts.length > 0) out[name] = parts.map((p) => fromText(p, items));
       continue;
     }

@@ -11,7 +11,9 @@ function messageFor(e: ErrorObject): string {
   const own = ownMessage(e);
   if (own) {
     const shown = typeof e.data === 'string' ? e.data : JSON.stringify(e.data);
-    return own.replace('{value}', shown).replace('{choices}', Array.isArray(p.allowedValues) ? p.allowedValues.join(', ') : '');
+    // A value of the wrong type fails the enum too: its choices are the schema's either way.
+    const choices = Array.isArray(p.allowedValues) ? p.allowedValues : (e.parentSchema as { enum?: unknown[] } | undefined)?.enum;
+    return own.replace('{value}', shown).replace('{choices}', Array.isArray(choices) ? choices.join(', ') : '');
   }
   switch (e.keyword) {
     case 'type':
@@ -80,8 +82,11 @@ export function toFieldErrors(errors: ErrorObject[], root?: unknown): FieldError
   const choices = errors.filter((e) => e.keyword === 'anyOf' || e.keyword === 'oneOf');
   // A branch's errors sit at the choice's value or inside it (their schema paths may lie in a referenced schema).
   const insideChoice = (e: ErrorObject) => choices.some((c) => c !== e && (e.instancePath === c.instancePath || e.instancePath.startsWith(`${c.instancePath}/`)));
+  // A value of the wrong type is refused for that alone, not also for what its type would have allowed.
+  const mistyped = new Set(errors.filter((e) => e.keyword === 'type' && !insideChoice(e)).map((e) => e.instancePath));
   for (const e of errors) {
     if (e.keyword === 'if' || insideChoice(e)) continue;
+    if (e.keyword !== 'type' && mistyped.has(e.instancePath)) continue;
     const path = e.instancePath.split('/').slice(1).map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
     if (e.keyword === 'required') path.push(String((e.params as { missingProperty: string }).missingProperty));
     if (e.keyword === 'additionalProperties') path.push(String((e.params as { additionalProperty: string }).additionalProperty));

@@ -114,7 +114,7 @@ describe('sign-in (POST /v1/login/, /v1/logout/, GET /v1/session/)', () => {
 
   it('a caller without a valid token gets 401 whatever its body (the body is read after authentication)', async () => {
     for (const path of ['/v2/metrics/summary/', '/v1/logout/', '/v2/organizations/targets/preview/']) {
-      for (const headers of [{}, { Authorization: 'Token nope' }]) {
+      for (const headers of [{}, { Authorization: 'Token nope' }] as Record<string, string>[]) {
         const res = await fetch(`${testStack().url}${path}`, { method: 'POST', headers: { ...headers, 'Content-Type': 'application/json' }, body: '{nope' });
         expect([path, res.status]).to.deep.equal([path, 401]);
       }

@@ -327,6 +327,9 @@ describe('market endpoints (/v2/metrics/*, /v2/leaderboard/)', function () {
       ['/v2/metrics/uptime/spread/', { market_hours_timezone: 'Mars/Olympus' }, { market_hours_timezone: ['"Mars/Olympus" is not a known time zone name (e.g. America/New_York).'] }],
       ['/v2/metrics/uptime/spread/', { assets: 'NOT-MINE' }, { assets: ['"NOT-MINE" is not one of your assets.'] }],
       ['/v2/metrics/uptime/spread/', { bps: '7' }, { bps: [`"7" is not a supported level; supported: ${L.join(', ')}.`] }],
+      ['/v2/metrics/uptime/spread/', { bps: [7] }, { bps: [`"7" is not a supported level; supported: ${L.join(', ')}.`] }],
+      ['/v2/metrics/uptime/spread/', { interval: null }, { interval: ['"null" is not a valid choice; expected one of: 1M, 1w, 1d, 4h, 1h, 30m, 15m, 5m, 1m, c, a.'] }],
+      ['/v2/metrics/uptime/spread/', { lookback: 30 }, { lookback: ['Not a valid string.'] }],
       ['/v2/metrics/uptime/depth/', { amounts: '-5' }, { amounts: ['Expected a list of positive USD amounts, or one comma-separated string of them.'] }],
       ['/v2/leaderboard/', { sort_by: 'bid_7bps' }, { sort_by: [`"bid_7bps" is not sortable; use one of volume, price_change, usd_open_interest, funding_rate_8h, tick_bps, or bid_<L>bps / ask_<L>bps with L in ${L.join(', ')}.`] }],
       ['/v2/leaderboard/', { page: 0 }, { page: ['Ensure this value is greater than or equal to 1.'] }],
@@ -360,12 +363,29 @@ describe('market endpoints (/v2/metrics/*, /v2/leaderboard/)', function () {
         const empty = await call('POST', path, { token, json: { ...window, ...interval, assets: [], exchanges: [], bps: [], amounts: [] } });
         expect(empty.status, `${path} ${JSON.stringify(empty.body)}`).to.equal(200);
         expect(empty.text, path).to.equal(plain.text);
+        const blank = await call('POST', path, { token, json: { ...window, ...interval, assets: '', exchanges: '', bps: '', amounts: ' ' } });
+        expect(blank.text, `${path} ${JSON.stringify(blank.body)}`).to.equal(plain.text);
         const query = new URLSearchParams({ ...window, ...interval, assets: '', exchanges: '', bps: '' });
         expect((await call('GET', `${path}?${query}`, { token })).text, path).to.equal(plain.text);
       }
       // And the default is all of the caller's assets: both of the owner's pairs have rows.
       const summary = await call('POST', '/v2/metrics/summary/', { token, json: { ...window, assets: [] } });
       expect(summary.body.map((r: { pair: string }) => r.pair).sort()).to.deep.equal([spot, perp].sort());
+    });
+
+    it('a list reads the same in a query string and in a JSON body: spaces around items and empty items ignored', async () => {
+      const window = { time_start: new Date(D0).toISOString(), time_end: new Date(D1).toISOString(), interval: '1d' };
+      const want = await call('POST', '/v2/metrics/uptime/depth/', { token, json: { ...window, bps: [1, 10], amounts: [1000, 5000] } });
+      expect(want.status, JSON.stringify(want.body)).to.equal(200);
+      for (const [bps, amounts] of [['1,10', '1000,5000'], ['1, 10', '1000 , 5000'], ['1,10,', ',1000,,5000']] as [string, string][]) {
+        const posted = await call('POST', '/v2/metrics/uptime/depth/', { token, json: { ...window, bps, amounts } });
+        expect([bps, posted.status, posted.text]).to.deep.equal([bps, 200, want.text]);
+        const asked = await call('GET', `/v2/metrics/uptime/depth/?${new URLSearchParams({ ...window, bps, amounts })}`, { token });
+        expect([bps, asked.status, asked.text]).to.deep.equal([bps, 200, want.text]);
+      }
+      // A repeated query key with the same value is that value.
+      const twice = await call('GET', `/v2/metrics/uptime/depth/?${new URLSearchParams({ ...window, bps: '1,10', amounts: '1000,5000' })}&interval=1d`, { token });
+      expect([twice.status, twice.text]).to.deep.equal([200, want.text]);
     });
 
     it('needs authentication', async () => {

@@ -87,7 +87,8 @@ export function normalize(raw: RawParams): { params: RawParams; problems: FieldE
       continue;
     }
     // A repeated query key with one value, or a one-element array, is that value.
-    const one = Array.isArray(v) && v.length === 1 ? v[0] : v;
+    const values = Array.isArray(v) ? [...new Set(v)] : v;
+    const one = Array.isArray(values) && values.length === 1 ? values[0] : values;
     if (Array.isArray(one) && one.length === 0) continue;
     params[name] = typeof one === 'string' ? one.trim() : one;
   }
