@@ -84,11 +84,6 @@ export function marketWindow(interval: Interval, span: WindowSpan, zone: string 
   return { interval, ranges, zone: bucketZone, zoned: bucketZone !== 'UTC', rolledUpTo, plan: planBuckets(interval, ranges, bucketZone, rolledUpTo) };
 }
 
-/** The same window aggregated otherwise (the leaderboard ranks over the whole window whatever the interval). */
-export function withInterval(w: MarketWindow, interval: Interval): MarketWindow {
-  return interval === w.interval ? w : { ...w, interval, plan: planBuckets(interval, w.ranges, w.zone, w.rolledUpTo) };
-}
-
 /** From the window's first instant to its last (epoch ms); 0 for an empty window. */
 export function spanOf(w: Pick<MarketWindow, 'ranges'>): number {
   return w.ranges.length === 0 ? 0 : w.ranges[w.ranges.length - 1]![1] - w.ranges[0]![0];

@@ -42,6 +42,14 @@ describe('API keys (/v1/user/api-keys/, Authorization: Api-Key)', () => {
       expect(Date.parse(r.body.expires_at) - api.clock.t).to.equal(YEAR_MS);
     });
 
+    it('keeps a scope named twice once', async () => {
+      const token = await tokenOf(w.users.loner.email);
+      const r = await create(token, { name: 'twice', scopes: ['metrics:read', 'metrics:read'] });
+      expect([r.status, r.body.scopes]).to.deep.equal([201, ['metrics:read']]);
+      const listed = await api.call('GET', '/v1/user/api-keys/', { token });
+      expect(listed.body.find((k: { id: number }) => k.id === r.body.id).scopes).to.deep.equal(['metrics:read']);
+    });
+
     it('accepts urlencoded and multipart bodies, scopes as repeated fields or comma-separated', async () => {
       const token = await tokenOf(w.users.owner.email);
       const csv = await api.call('POST', '/v1/user/api-keys/', { token, form: { name: 'csv', password: w.password, scopes: 'metrics:read, reported_metrics:write' } });

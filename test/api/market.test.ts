@@ -388,6 +388,15 @@ describe('market endpoints (/v2/metrics/*, /v2/leaderboard/)', function () {
       expect([twice.status, twice.text]).to.deep.equal([200, want.text]);
     });
 
+    it("the leaderboard checks `interval` but ranks over the whole window: no interval's span bound applies", async () => {
+      const window = { time_start: new Date(D0).toISOString(), time_end: new Date(D1).toISOString() };
+      const whole = await call('POST', '/v2/leaderboard/', { token, json: window });
+      const minutes = await call('POST', '/v2/leaderboard/', { token, json: { ...window, interval: '1m' } });
+      expect([minutes.status, minutes.text]).to.deep.equal([200, whole.text]);
+      expect((await call('GET', '/v2/leaderboard/?lookback=1-year&interval=1m', { token })).status).to.equal(200);
+      expect((await call('GET', '/v2/leaderboard/?interval=2h', { token })).body).to.deep.equal({ interval: ['"2h" is not a valid choice; expected one of: 1M, 1w, 1d, 4h, 1h, 30m, 15m, 5m, 1m, c, a.'] });
+    });
+
     it('needs authentication', async () => {
       expect((await call('GET', '/v2/metrics/summary/')).status).to.equal(401);
     });

@@ -50,11 +50,11 @@ export function apiKeyHandlers(deps: ApiDeps): Handlers {
           if ((await deps.apiKeys.countActive(user.id, at)) >= MAX_ACTIVE_API_KEYS) throw messageError(API_KEY_ROUTE_MESSAGES.limit);
           const id = await deps.ids.next('api_keys', await deps.apiKeys.maxId());
           const { key, prefix, hash } = generateApiKey();
-          const record: ApiKeyRecord = { id, userId: user.id, name: body.name, prefix, scopes: body.scopes, createdAt: at, expiresAt, revokedAt: null, lastUsedAt: null };
+          const record: ApiKeyRecord = { id, userId: user.id, name: body.name, prefix, scopes: [...new Set(body.scopes)], createdAt: at, expiresAt, revokedAt: null, lastUsedAt: null };
           await deps.apiKeys.insert({ ...record, keyHash: hash });
           return { record, key };
         });
-        deps.log.info('API key created', { user_id: user.id, key_id: created.record.id, prefix: created.record.prefix, scopes: body.scopes.join(',') });
+        deps.log.info('API key created', { user_id: user.id, key_id: created.record.id, prefix: created.record.prefix, scopes: created.record.scopes.join(',') });
         ctx.status = 201;
         ctx.body = { ...presentApiKey(created.record), key: created.key };
       }],

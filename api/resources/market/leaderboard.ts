@@ -2,7 +2,6 @@
 // whole window whatever the interval, 20 a page. Regular users get their first 100 assets
 // by symbol when they name none, and may name at most 100; staff have no bound.
 import { LEVELS_BPS, isLevel, levelName } from '../../../domain/market/facts.ts';
-import { withInterval } from '../../../domain/market/window.ts';
 import { badRequest } from '../../http/errors.ts';
 import { sendRows, wantsCsv } from '../../http/csv.ts';
 import { MAX_ASSETS, assetsOf, levelsOf, parseRequest } from './params.ts';
@@ -28,7 +27,7 @@ function sortKey(sortBy: string, problems: Problems): SortKey | undefined {
 export function leaderboard(s: MarketServices): MarketHandler {
   return async (ctx, raw, { user, scope }) => {
     const out = wantsCsv(ctx);
-    const { params, window, problems } = parseRequest(raw, validators.any, s.deps.now(), await s.deps.rolledUp.market());
+    const { params, window, problems } = parseRequest(raw, validators.any, s.deps.now(), await s.deps.rolledUp.market(), { wholeWindow: true });
     const assets = assetsOf(params, scope.assets, problems, {
       max: user.is_staff ? Infinity : MAX_ASSETS,
       byDefault: user.is_staff ? scope.assets : scope.assets.slice(0, MAX_ASSETS),
@@ -43,8 +42,7 @@ export function leaderboard(s: MarketServices): MarketHandler {
     if (problems.any()) throw badRequest(problems.fields());
 
     const pairs = pairsOf(scope, assets).filter((x) => (!exchanges || exchanges.includes(x.exchange)) && (marketType === 'all' || x.market_type === marketType));
-    const whole = withInterval(window, 'a');
-    const partials = await s.windowPartials.window({ pairs, interval: 'a', zone: whole.zone, pieces: whole.plan.pieces });
+    const partials = await s.windowPartials.window({ pairs, interval: 'a', zone: window.zone, pieces: window.plan.pieces });
     const columns = ['asset', 'exchange', 'pair', 'price_change', 'volume', 'usd_open_interest', 'funding_rate_8h', 'tick_bps', 'tick_bps_status', 'tick_bps_samples', ...depthColumnNames(levels, ['bid', 'ask'])];
     const blank = blankRow(columns);
     const writeDepth = depthColumnsWriter(levels, ['bid', 'ask']);

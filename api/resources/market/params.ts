@@ -27,8 +27,10 @@ const instant = (s: string) => DateTime.fromISO(withOffsetSign(s), { zone: 'utc'
  * Validates the parameters and builds the window: time_start/time_end, or a lookback, or a
  * trading session on selected days; the last 24 hours when none is given. Throws the
  * window's problems; returns the others. `rolledUpTo` as in MarketWindow (RolledUp).
+ * `wholeWindow`: the endpoint reads the window as one bucket whatever `interval` says (the
+ * leaderboard), so the interval is checked but bounds no span.
  */
-export function parseRequest(raw: RawParams, validate: ValidateFunction<MarketParams>, now: number, rolledUpTo: number): ParsedRequest {
+export function parseRequest(raw: RawParams, validate: ValidateFunction<MarketParams>, now: number, rolledUpTo: number, opts: { wholeWindow?: boolean } = {}): ParsedRequest {
   const problems = new Problems();
   const { params, problems: listProblems } = normalize(raw);
   problems.addAll(listProblems);
@@ -53,7 +55,7 @@ export function parseRequest(raw: RawParams, validate: ValidateFunction<MarketPa
     span = { kind: 'range', from, to };
   } else span = { kind: 'last-day' };
 
-  const interval: Interval = p.interval ?? 'a';
+  const interval: Interval = opts.wholeWindow ? 'a' : (p.interval ?? 'a');
   const window = marketWindow(interval, span, p.market_hours_timezone, now, rolledUpTo);
   const length = spanOf(window);
   if (length > MAX_SPAN_MS[interval]) {
