@@ -418,12 +418,18 @@ describe('web app (/app/) in Chromium', function () {
     await detail.getByRole('button', { name: 'Activate' }).click();
     const settle = detail.getByRole('group', { name: `Settle tranche ${loan.body.tranches[0].id}` });
     await settle.getByLabel('Tokens settled').fill('200000');
-    await settle.getByRole('button', { name: 'Settle' }).click();
+    // What cannot be undone is asked first: "No" changes nothing, "Yes" settles.
+    const settleTranche = `Settle tranche ${loan.body.tranches[0].id}`;
+    await settle.getByRole('button', { name: settleTranche, exact: true }).click();
+    await settle.getByRole('button', { name: 'No', exact: true }).click();
+    expect((await call('GET', `/v2/organizations/loans/${made.loan}/`, { token })).body.status).to.equal('active');
+    await settle.getByRole('button', { name: settleTranche, exact: true }).click();
+    await settle.getByRole('button', { name: `Yes, s${settleTranche.slice(1)}` }).click();
     await detail.getByText('settled', { exact: true }).waitFor();
     const settled = await call('GET', `/v2/organizations/loans/${made.loan}/`, { token });
     expect(settled.body.status).to.equal('settled');
     expect(settled.body.tranches.map((t: Record<string, unknown>) => [t.settlement, t.settled_quantity])).to.deep.equal([['returned', 200_000]]);
-    expect(await detail.getByRole('button', { name: /^(Activate|Cancel|Recall|Default|Settle)$/ }).count()).to.equal(0);
+    expect(await detail.getByRole('button', { name: /^(Activate|Cancel|Recall|Default|Settle tranche \d+)$/ }).count()).to.equal(0);
 
     // A new loan made in the form: the API's draft holds what was entered, and it is shown.
     const newLoan = page.getByRole('form', { name: 'New loan' });
@@ -478,6 +484,11 @@ describe('web app (/app/) in Chromium', function () {
     const proposals = await call('GET', `/v2/organizations/rfqs/${made.rfq}/proposals/`, { token });
     const cost = await compared.getByRole('row', { name: /Cost over the term/ }).getByRole('cell').first().textContent();
     expect(numberOf(cost!)).to.equal(Math.round(proposals.body[0].cost_usd));
+    // What was asked, above the proposals; each requirement as each proposal meets it.
+    const asked = page.getByRole('region', { name: 'What the request asks' });
+    expect(await asked.getByRole('listitem').allTextContents()).to.deep.equal(['depth/bid_2bps ≥ 1,000']);
+    const meets = await compared.getByRole('row', { name: /Meets depth\/bid_2bps ≥ 1,000/ }).getByRole('cell').allTextContents();
+    expect(meets).to.deep.equal(proposals.body.map((p: { requirements_met: { status: string }[] }) => p.requirements_met[0]!.status));
     await page.getByRole('button', { name: `Shortlist Maker ${w.tag}` }).waitFor();
     // A submitted proposal may be shortlisted, rejected or awarded (the domain's rule).
     for (const decision of ['Shortlist', 'Reject', 'Award']) expect(await page.getByRole('button', { name: `${decision} Maker ${w.tag}` }).isEnabled(), decision).to.equal(true);
@@ -537,6 +548,7 @@ describe('web app (/app/) in Chromium', function () {
     await requestActions.getByRole('button', { name: 'Close the request' }).waitFor();
     expect(await statusOf()).to.equal('open');
     await requestActions.getByRole('button', { name: 'Cancel the request' }).click();
+    await requestActions.getByRole('button', { name: 'Yes, cancel the request' }).click();
     await page.getByRole('table', { name: 'Requests you can see' }).getByRole('row', { name: new RegExp(`Draft ${w.tag}.*cancelled`) }).waitFor();
     expect(await statusOf()).to.equal('cancelled');
     expect(await requestActions.getByRole('button').count()).to.equal(0);
@@ -605,6 +617,7 @@ describe('web app (/app/) in Chromium', function () {
     const after = (await call('GET', `/v2/organizations/rfqs/${made.quote}/proposals/`, { token })).body[0] as Record<string, any>;
     expect([after.version, after.status, after.loan.tranches[0].strike_price, after.retainer_fee_usd_month, after.valid_until]).to.deep.equal([2, 'submitted', 110, 2500, validUntil.toISOString()]);
     await page.getByRole('button', { name: `Withdraw the proposal of Maker ${w.tag}` }).click();
+    await page.getByRole('button', { name: `Yes, withdraw the proposal of Maker ${w.tag}` }).click();
     await form.waitFor();
     expect((await call('GET', `/v2/organizations/rfqs/${made.quote}/proposals/`, { token })).body[0].status).to.equal('withdrawn');
     await context.close();
@@ -961,6 +974,7 @@ describe('web app (/app/) in Chromium', function () {
       expect(await row.getByRole('cell').allTextContents()).to.include.members([listed[0]!.prefix, 'metrics:read']);
       await screenshot(page, 'account');
       await row.getByRole('button', { name: `Revoke ci ${w.tag}` }).click();
+      await row.getByRole('button', { name: `Yes, revoke ci ${w.tag}` }).click();
       await page.getByText('No API keys.').waitFor();
       expect(await page.getByRole('region', { name: 'The new API key' }).count(), 'a revoked key no longer shown').to.equal(0);
       expect((await call('GET', '/v1/organizations/', { authorization: `Api-Key ${key}` })).status).to.equal(401);

@@ -2,10 +2,11 @@ import type { UseQueryResult } from '@tanstack/react-query';
 import type { ReactNode } from 'react';
 
 /** Loading and error states of one query, in the API's words; the content once there is data. */
-export function QueryState<T>({ query, empty, children }: { query: UseQueryResult<T>; empty?: (data: T) => boolean; children: (data: T) => ReactNode }) {
+/** `emptyText`: what an empty answer means here (a list with nothing in it, rather than a chart without data). */
+export function QueryState<T>({ query, empty, emptyText = 'No data for these parameters.', children }: { query: UseQueryResult<T>; empty?: (data: T) => boolean; emptyText?: string; children: (data: T) => ReactNode }) {
   if (query.isPending) return <p className="muted" role="status">Loading…</p>;
   if (query.isError) return <p role="alert" className="error">{query.error.message}</p>;
-  if (empty?.(query.data)) return <p className="muted">No data for these parameters.</p>;
+  if (empty?.(query.data)) return <p className="muted">{emptyText}</p>;
   return <>{children(query.data)}</>;
 }
 

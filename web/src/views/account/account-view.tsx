@@ -13,6 +13,7 @@ import { useSessionInfo } from '../../api/session-info';
 import { fmtTime } from '../../ui/format';
 import { Panel, QueryState } from '../../ui/query-state';
 import { Table, type Column } from '../../ui/table';
+import { ConfirmButton } from '../../ui/confirm-button';
 
 type Scope = Schemas['ApiKey']['scopes'][number];
 /** What each scope lets a key do (addendum section 3); every scope of the document, no other. */
@@ -171,7 +172,7 @@ function ApiKeys() {
     { key: 'created', label: 'Made (UTC)', value: (k) => k.created_at, render: (k) => fmtTime(k.created_at) },
     { key: 'expires', label: 'Expires (UTC)', value: (k) => k.expires_at, render: (k) => fmtTime(k.expires_at) },
     { key: 'used', label: 'Last used (UTC)', value: (k) => k.last_used_at, render: (k) => fmtTime(k.last_used_at) },
-    { key: 'revoke', label: 'Revoke', value: () => null, render: (k) => <button type="button" aria-label={`Revoke ${k.name}`} disabled={revoke.isPending} onClick={() => revoke.mutate(k.id)}>Revoke</button> },
+    { key: 'revoke', label: 'Revoke', value: () => null, render: (k) => <ConfirmButton label={`Revoke ${k.name}`} className="" disabled={revoke.isPending} onConfirm={() => revoke.mutate(k.id)}>Revoke</ConfirmButton> },
   ];
   const submit = (e: FormEvent) => run(e, async () => {
     setMade(null);
@@ -237,7 +238,7 @@ function Passkeys() {
     { key: 'name', label: 'Name', value: (p) => p.name },
     { key: 'created', label: 'Added (UTC)', value: (p) => p.created_at, render: (p) => fmtTime(p.created_at) },
     { key: 'used', label: 'Last used (UTC)', value: (p) => p.last_used_at ?? null, render: (p) => fmtTime(p.last_used_at) },
-    { key: 'remove', label: 'Remove', value: () => null, render: (p) => <button type="button" aria-label={`Remove ${p.name}`} disabled={remove.isPending} onClick={() => remove.mutate(p.id)}>Remove</button> },
+    { key: 'remove', label: 'Remove', value: () => null, render: (p) => <ConfirmButton label={`Remove ${p.name}`} className="" disabled={remove.isPending} onConfirm={() => remove.mutate(p.id)}>Remove</ConfirmButton> },
   ];
   return (
     <Panel title="Passkeys">

@@ -87,7 +87,7 @@ export function LoanForm({ draft, onSaved }: { draft?: Loan; onSaved: (id: numbe
     save.mutate();
   };
   const form = (
-    <form className="controls rfq-form" aria-label={draft ? 'Draft loan' : 'New loan'} onSubmit={submit}>
+    <form className="controls rfq-form" aria-label={draft ? 'Draft loan' : 'New loan'} onSubmit={submit} onChange={() => { if (save.isSuccess) save.reset(); }}>
       <label>
         Asset
         <select value={chosen} onChange={(e) => { setAsset(e.target.value); setMarkets([]); }}>
@@ -130,7 +130,8 @@ export function LoanForm({ draft, onSaved }: { draft?: Loan; onSaved: (id: numbe
       </label>
       <CostFields retainer={retainer} onRetainer={setRetainer} interest={interest} onInterest={setInterest} />
       <TrancheRows rows={tranches} onChange={setTranches} expiry="day" twap="the TWAP at the start" blank={{ quantity: '', basis: 'fixed', strike: '', expiry: '' }} />
-      <button type="submit" disabled={save.isPending}>{draft ? 'Save the changes' : 'Save the draft loan'}</button>
+      {/* A saved form is not saved twice by a second press: the button waits for a change. */}
+      <button type="submit" disabled={save.isPending || save.isSuccess}>{draft ? 'Save the changes' : 'Save the draft loan'}</button>
       {save.isError && <p role="alert" className="error">{save.error.message}</p>}
       {save.isSuccess && !draft && <p role="status">Draft loan saved: activate it from its panel once it starts.</p>}
     </form>

@@ -13,6 +13,7 @@ import { Panel, QueryState } from '../../ui/query-state';
 import { pick, Select } from '../../ui/choices';
 import { Table, type Column } from '../../ui/table';
 import { LoanForm } from './loan-form';
+import { ConfirmButton } from '../../ui/confirm-button';
 import { actionAllowed, LOAN_ACTIONS, LOAN_STATUSES, SETTLEMENTS, termsEditable, type LoanAction, type LoanStatus, type Settlement } from '../../../../domain/loans/loan.ts';
 
 type Loan = Schemas['Loan'];
@@ -44,12 +45,12 @@ export default function LoansView() {
         <form className="controls" aria-label="Loan filters" onSubmit={(e) => e.preventDefault()}>
           <Select label="Status" value={status} options={['all', ...LOAN_STATUSES]} onChange={(v) => set({ status: v === 'all' ? null : v })} />
         </form>
-        <QueryState query={loans} empty={(r) => r.length === 0}>
+        <QueryState query={loans} empty={(r) => r.length === 0} emptyText={status === 'all' ? 'No loans yet.' : `No ${status} loans.`}>
           {(rows) => <Table caption="Token loans you can see" columns={columns} rows={rows} rowKey={(r) => String(r.id)} />}
         </QueryState>
       </Panel>
-      <LoanForm onSaved={(id) => set({ loan: String(id) })} />
       {selected && <LoanDetail key={selected} id={selected} />}
+      <LoanForm onSaved={(id) => set({ loan: String(id) })} />
     </div>
   );
 }
@@ -91,8 +92,9 @@ function LoanDetail({ id }: { id: number }) {
           { key: 'id', label: 'Tranche', value: (t) => t.id },
           { key: 'quantity', label: 'Tokens', value: (t) => t.quantity, render: (t) => fmtNum(t.quantity), numeric: true },
           { key: 'strike', label: 'Strike', value: strike, render: (t) => fmtPrice(strike(t)), numeric: true },
+          { key: 'basis', label: 'Strike basis', value: (t) => t.strike_basis, render: (t) => (t.strike_basis === 'twap_premium' ? `TWAP ${(t.premium_pct ?? 0) >= 0 ? '+' : ''}${fmtPct(t.premium_pct)}` : 'fixed') },
           { key: 'basis', label: 'Strike basis', value: (t) => t.strike_basis },
-          { key: 'expires_at', label: 'Expires', value: (t) => t.expires_at, render: (t) => fmtTime(t.expires_at) },
+          { key: 'expires_at', label: 'Expires (UTC)', value: (t) => t.expires_at, render: (t) => fmtTime(t.expires_at) },
           { key: 'option', label: 'Option value', value: (t) => perTranche.get(t.id)?.intrinsic_value_usd ?? null, render: (t) => fmtUsd(perTranche.get(t.id)?.intrinsic_value_usd ?? null), numeric: true },
           { key: 'settlement', label: 'Settlement', value: (t) => t.settlement ?? 'open' },
           ...(settling
@@ -103,21 +105,30 @@ function LoanDetail({ id }: { id: number }) {
           <Panel title={`Loan #${id}: ${l.asset} to ${l.market_maker.name}`} wide>
             <dl className="facts">
               <dt>Status</dt><dd>{l.status}</dd>
+              <dt>Model</dt><dd>{l.model}</dd>
+              <dt>Term (UTC)</dt><dd>{fmtTime(l.start_date)} to {fmtTime(l.end_date)}</dd>
+              <dt>Markets</dt><dd>{l.pairs.length > 0 ? l.pairs.join(', ') : 'every pair'} on {l.exchanges.length > 0 ? l.exchanges.join(', ') : 'every exchange'}</dd>
+              <dt>Retainer</dt><dd>{fmtUsd(l.retainer_fee_usd_month)} a month</dd>
+              <dt>Interest</dt><dd>{fmtPct(l.interest_rate_pct)} a year</dd>
               <dt>Price (24 h TWAP)</dt><dd>{fmtPrice(valuation.price)}</dd>
               <dt>Tokens out</dt><dd>{fmtNum(valuation.tokens_out)}</dd>
               <dt>Value out</dt><dd>{fmtUsd(valuation.value_usd)}</dd>
               <dt>Option value</dt><dd>{fmtUsd(valuation.intrinsic_value_usd)}</dd>
-              <dt>KPI targets met</dt><dd>{fmtPct(pct(kpi.met_share))} of {fmtNum(kpi.evaluations)} evaluations ({fmtNum(kpi.targets)} targets)</dd>
+              <dt>KPI targets met</dt><dd>{fmtPct(pct(kpi.met_share))} of {fmtNum(kpi.evaluations)} evaluations ({fmtNum(kpi.targets)} {kpi.targets === 1 ? 'target' : 'targets'})</dd>
             </dl>
             <Table caption="Tranches" columns={trancheColumns} rows={l.tranches} rowKey={(t) => String(t.id)} />
             {(actions.length > 0 || editable) && (
               <div className="actions">
                 {editable && <button type="button" className="secondary" aria-expanded={editing} onClick={() => { setEditing(!editing); setChanged(false); }}>Change the draft</button>}
-                {actions.map((a) => (
-                  <button key={a} type="button" className="secondary" disabled={act.isPending} onClick={() => act.mutate({ action: a })}>
-                    {a[0]!.toUpperCase() + a.slice(1)}
-                  </button>
-                ))}
+                {actions.map((a) => {
+                  const word = a[0]!.toUpperCase() + a.slice(1);
+                  // Activating is what a draft is for; every other move ends something.
+                  return a === 'activate' ? (
+                    <button key={a} type="button" className="secondary" disabled={act.isPending} onClick={() => act.mutate({ action: a })}>{word}</button>
+                  ) : (
+                    <ConfirmButton key={a} label={word} disabled={act.isPending} onConfirm={() => act.mutate({ action: a })} />
+                  );
+                })}
               </div>
             )}
             {editable && editing && <LoanForm draft={l} onSaved={() => { setEditing(false); setChanged(true); }} />}
@@ -140,7 +151,7 @@ function SettleTranche({ tranche, busy, onSettle }: { tranche: Tranche; busy: bo
         {SETTLEMENTS.map((x) => <option key={x} value={x}>{x}</option>)}
       </select>
       <input aria-label="Tokens settled" type="number" min="0" step="any" value={quantity} onChange={(e) => setQuantity(e.target.value)} />
-      <button type="button" className="secondary" disabled={busy} onClick={() => onSettle(settlement, Number(quantity))}>Settle</button>
+      <ConfirmButton label={`Settle tranche ${tranche.id}`} disabled={busy} onConfirm={() => onSettle(settlement, Number(quantity))} />
     </span>
   );
 }

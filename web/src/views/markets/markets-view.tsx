@@ -100,7 +100,7 @@ function MarketPanels({ p }: { p: MarketParams }) {
     <div className="panels">
       <Panel
         title={`Depth within ${p.level} bps by exchange`}
-        actions={<CsvButton label="pairs over the window" filename={csvName('summary')} load={() => api.GET('/v2/metrics/summary/', { params: { query: { ...summaryQuery(p), type: 'csv', filename: csvName('summary') } }, parseAs: 'blob' })} />}
+        actions={<CsvButton label="depth by exchange (the pairs' summary)" filename={csvName('summary')} load={() => api.GET('/v2/metrics/summary/', { params: { query: { ...summaryQuery(p), type: 'csv', filename: csvName('summary') } }, parseAs: 'blob' })} />}
       >
         {p.mode === 'session' ? (
           <p className="muted">Over time, depth and volume are read per bucket from the summary, which takes a session only as a whole: see the pairs' table for the session's values.</p>
@@ -109,7 +109,7 @@ function MarketPanels({ p }: { p: MarketParams }) {
         ) : overTime.depthSeries.length === 0 ? (
           <p className="muted">No data for these parameters.</p>
         ) : (
-          <LineChart label={`Bid and ask depth within ${p.level} bps of the mid, USD, by exchange and pair, per bucket (up to ${MAX_SPANS})`} series={overTime.depthSeries} unit="USD" />
+          <LineChart label={`Bid and ask depth within ${p.level} bps of the mid, USD, by exchange and pair, per bucket (up to ${MAX_SPANS})`} series={overTime.depthSeries} unit="USD" zone={zone} />
         )}
       </Panel>
       <Panel title="Volume by exchange">
@@ -124,7 +124,7 @@ function MarketPanels({ p }: { p: MarketParams }) {
         actions={<CsvButton label="spread uptime and mid price" filename={csvName('spread-uptime')} load={() => api.GET('/v2/metrics/uptime/spread/', { params: { query: { ...spreadUptimeQuery(p), type: 'csv', filename: csvName('spread-uptime') } }, parseAs: 'blob' })} />}
       >
         <QueryState query={spread} empty={() => priceSeries.length === 0}>
-          {() => <LineChart label="Mean mid price per bucket by exchange and pair" series={priceSeries} unit="price" />}
+          {() => <LineChart label="Mean mid price per bucket by exchange and pair" series={priceSeries} unit="price" zone={zone} />}
         </QueryState>
       </Panel>
       <UptimeHeatmap title={`Spread uptime within ${p.level} bps`} query={spread} column={`${p.level}bps`} p={p} zone={zone}
@@ -146,12 +146,18 @@ function MarketPanels({ p }: { p: MarketParams }) {
       >
         <QueryState query={regional} empty={(d) => !d || d.total_volume === 0}>
           {(d) => {
-            const regions = Object.entries(d!.regions).sort((a, b) => b[1].volume - a[1].volume);
+            // The endpoint answers every exchange of the asset, each with its region: the
+            // regions of the exchanges shown, their shares of those exchanges' volume.
+            const shown = Object.entries(d!.exchanges).filter(([slug]) => p.exchanges.length === 0 || p.exchanges.includes(slug));
+            const total = shown.reduce((s, [, e]) => s + e.volume, 0);
+            const byRegion = new Map<string, number>();
+            for (const [, e] of shown) byRegion.set(e.region, (byRegion.get(e.region) ?? 0) + e.volume);
+            const regions = [...byRegion].map(([region, volume]): [string, { volume: number; percentage: number }] => [region, { volume, percentage: total > 0 ? (100 * volume) / total : 0 }]).sort((a, b) => b[1].volume - a[1].volume);
             return (
               <>
                 <BarChart label={`${p.asset} traded volume by exchange region, USD`} categories={regions.map(([r]) => r)} series={[{ name: 'volume', values: regions.map(([, v]) => v.volume) }]} unit="USD" />
                 <Table
-                  caption="Volume by region"
+                  caption={p.exchanges.length === 0 ? 'Volume by region' : 'Volume by region, of the exchanges shown (the CSV has them all)'}
                   columns={[
                     { key: 'region', label: 'Region', value: (r: (typeof regions)[number]) => r[0] },
                     { key: 'volume', label: 'Volume', value: (r) => r[1].volume, render: (r) => fmtUsd(r[1].volume), numeric: true },

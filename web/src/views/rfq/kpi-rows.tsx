@@ -39,6 +39,8 @@ function scopeOf(k: KpiRow['kept']): string {
 
 export function KpiRows({ legend, noun, rows, onChange }: { legend: string; noun: string; rows: KpiRow[]; onChange: (rows: KpiRow[]) => void }) {
   const set = (i: number, change: Partial<KpiRow>) => onChange(rows.map((r, j) => (j === i ? { ...r, ...change } : r)));
+  // In a sentence: "requirement", but "KPI" as it is written.
+  const word = noun === noun.toUpperCase() ? noun : noun.toLowerCase();
   return (
     <fieldset>
       <legend>{legend}</legend>
@@ -55,10 +57,10 @@ export function KpiRows({ legend, noun, rows, onChange }: { legend: string; noun
             <input type="number" step="any" required value={r.threshold} onChange={(e) => set(i, { threshold: e.target.value })} />
           </label>
           {scopeOf(r.kept) && <span className="note">{scopeOf(r.kept)}</span>}
-          <button type="button" className="secondary" onClick={() => onChange(rows.filter((_, j) => j !== i))}>Remove {noun.toLowerCase()} {i + 1}</button>
+          <button type="button" className="secondary" onClick={() => onChange(rows.filter((_, j) => j !== i))}>Remove {word} {i + 1}</button>
         </div>
       ))}
-      <button type="button" className="secondary" onClick={() => onChange([...rows, { metric: MM_METRICS[0]!, threshold: '' }])}>Add a {noun.toLowerCase()}</button>
+      <button type="button" className="secondary" onClick={() => onChange([...rows, { metric: MM_METRICS[0]!, threshold: '' }])}>Add a {word}</button>
     </fieldset>
   );
 }

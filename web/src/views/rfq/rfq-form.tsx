@@ -80,7 +80,7 @@ export function RfqForm({ draft, onSaved }: { draft?: Schemas['Rfq']; onSaved: (
     save.mutate();
   };
   const form = (
-    <form className="controls rfq-form" aria-label={draft ? 'Draft request' : 'New request'} onSubmit={submit}>
+    <form className="controls rfq-form" aria-label={draft ? 'Draft request' : 'New request'} onSubmit={submit} onChange={() => { if (save.isSuccess) save.reset(); }}>
       <label>
         Asset
         <select value={chosen} onChange={(e) => { setAsset(e.target.value); setExchanges([]); }}>
@@ -134,7 +134,8 @@ export function RfqForm({ draft, onSaved }: { draft?: Schemas['Rfq']; onSaved: (
         Deadline (your local time)
         <input type="datetime-local" required value={deadline} onChange={(e) => setDeadline(e.target.value)} />
       </label>
-      <button type="submit" disabled={save.isPending}>{draft ? 'Save the changes' : 'Save the draft'}</button>
+      {/* A saved form is not saved twice by a second press: the button waits for a change. */}
+      <button type="submit" disabled={save.isPending || save.isSuccess}>{draft ? 'Save the changes' : 'Save the draft'}</button>
       {save.isError && <p role="alert" className="error">{save.error.message}</p>}
       {save.isSuccess && !draft && <p role="status">Draft saved: open it from its panel to take proposals.</p>}
     </form>

@@ -17,6 +17,8 @@ import { VersionHistory } from './versions';
 import { RfqForm } from './rfq-form';
 import { LIVE_PROPOSAL, PROPOSAL_ACTION_FROM, RFQ_ACTION_FROM, RFQ_ACTIONS, RFQ_STATUSES, rfqTermsEditable, type ProposalAction, type ProposalStatus, type RfqAction } from '../../../../domain/rfq/rfq.ts';
 import { ProposalForm } from './proposal-form';
+import { RequestTerms, requirementText } from './request-terms';
+import { ConfirmButton } from '../../ui/confirm-button';
 
 type Rfq = Schemas['Rfq'];
 
@@ -41,7 +43,7 @@ export default function RfqView() {
     { key: 'asset', label: 'Asset', value: (r) => r.asset },
     { key: 'project', label: 'Project', value: (r) => r.organization.name },
     { key: 'status', label: 'Status', value: (r) => r.status, render: (r) => <span className="badge">{r.status}</span> },
-    { key: 'deadline', label: 'Deadline', value: (r) => r.deadline, render: (r) => fmtTime(r.deadline) },
+    { key: 'deadline', label: 'Deadline (UTC)', value: (r) => r.deadline, render: (r) => fmtTime(r.deadline) },
     { key: 'sealed', label: 'Sealed', value: (r) => (r.sealed ? 'yes' : 'no') },
   ];
   return (
@@ -50,13 +52,13 @@ export default function RfqView() {
         <form className="controls" aria-label="Request filters" onSubmit={(e) => e.preventDefault()}>
           <Select label="Status" value={status} options={['all', ...RFQ_STATUSES]} onChange={(v) => set({ status: v === 'all' ? null : v })} />
         </form>
-        <QueryState query={rfqs} empty={(r) => r.length === 0}>
+        <QueryState query={rfqs} empty={(r) => r.length === 0} emptyText={status === 'all' ? 'No requests yet.' : `No ${status} requests.`}>
           {(rows) => <Table caption="Requests you can see" columns={columns} rows={rows} rowKey={(r) => String(r.id)} />}
         </QueryState>
       </Panel>
-      <RfqForm onSaved={(id) => set({ rfq: String(id) })} />
       {selected && <Proposals key={selected} id={selected} rfq={shown.data} />}
       {selected && <RfqVersions id={selected} />}
+      <RfqForm onSaved={(id) => set({ rfq: String(id) })} />
     </div>
   );
 }
@@ -110,16 +112,22 @@ function Proposals({ id, rfq }: { id: number; rfq: Rfq | undefined }) {
   const actions = mine && rfq && (
     <div className="actions" role="group" aria-label="The request">
       {editable && <button type="button" className="secondary" aria-expanded={editing} onClick={() => { setEditing(!editing); setChanged(false); }}>Change the draft</button>}
-      {RFQ_ACTIONS.filter((a) => RFQ_ACTION_FROM[a].includes(rfq.status)).map((a) => (
-        <button key={a} type="button" className={a === 'cancel' ? 'secondary' : undefined} disabled={act.isPending} onClick={() => act.mutate(a)}>{ACTION_WORDS[a]}</button>
-      ))}
+      {RFQ_ACTIONS.filter((a) => RFQ_ACTION_FROM[a].includes(rfq.status)).map((a) =>
+        // Opening is what a draft is for; closing and cancelling end the request.
+        a === 'open' ? (
+          <button key={a} type="button" disabled={act.isPending} onClick={() => act.mutate(a)}>{ACTION_WORDS[a]}</button>
+        ) : (
+          <ConfirmButton key={a} label={ACTION_WORDS[a]} disabled={act.isPending} onConfirm={() => act.mutate(a)} />
+        ),
+      )}
     </div>
   );
   return (
     <Panel title={`Proposals${rfq ? ` for ${rfq.title}` : ''}`} actions={actions} wide>
+      {rfq && <RequestTerms rfq={rfq} />}
       {editable && editing && <RfqForm draft={rfq} onSaved={() => { setEditing(false); setChanged(true); }} />}
       {changed && <p role="status">Draft changed.</p>}
-      <QueryState query={proposals} empty={(r) => r.length === 0}>
+      <QueryState query={proposals} empty={(r) => r.length === 0} emptyText="No proposals yet.">
         {(rows) => {
           // Typed by the answer: the client's reading of ComparedProposal drops the always-null
           // track_record.spread_bps, so the schema's own type does not fit it.
@@ -133,7 +141,12 @@ function Proposals({ id, rfq }: { id: number; rfq: Rfq | undefined }) {
             ['Requirements met', (p) => `${p.requirements_met.filter((r) => r.status === 'met').length} of ${p.requirements_met.length}`],
             ['Measured presence (30 d)', (p) => fmtPct(p.track_record.uptime.presence_pct)],
             ['Measured volume (30 d)', (p) => fmtUsd(p.track_record.volume_usd)],
-            ['Valid until', (p) => fmtTime(p.valid_until)],
+            // Each requirement of the request, as each proposal meets it.
+            ...(rfq?.requirements ?? []).map((k, i): [string, (p: (typeof rows)[number]) => ReactNode] => [
+              `Meets ${requirementText(k)}`,
+              (p) => <span className={`badge ${p.requirements_met[i]?.status ?? ''}`}>{p.requirements_met[i]?.status ?? '—'}</span>,
+            ]),
+            ['Valid until (UTC)', (p) => fmtTime(p.valid_until)],
           ];
           return (
             <div className="table-scroll" tabIndex={0} role="region" aria-label="Proposals compared">
@@ -170,10 +183,12 @@ function Proposals({ id, rfq }: { id: number; rfq: Rfq | undefined }) {
                     <tr>
                       <th scope="row">Decide</th>
                       {rows.map((p) => (
-                        <td key={p.id} className="actions">
-                          <button type="button" className="secondary" disabled={!allows(p, 'shortlist')} onClick={() => change.mutate({ pid: p.id, action: 'shortlist' })}>Shortlist {p.market_maker.name}</button>
-                          <button type="button" className="secondary" disabled={!allows(p, 'reject')} onClick={() => change.mutate({ pid: p.id, action: 'reject' })}>Reject {p.market_maker.name}</button>
-                          <button type="button" disabled={!LIVE_PROPOSAL.includes(p.status as ProposalStatus)} onClick={() => award.mutate(p.id)}>Award {p.market_maker.name}</button>
+                        <td key={p.id}>
+                          <div className="actions">
+                            <button type="button" className="secondary" disabled={!allows(p, 'shortlist')} onClick={() => change.mutate({ pid: p.id, action: 'shortlist' })}>Shortlist {p.market_maker.name}</button>
+                            <ConfirmButton label={`Reject ${p.market_maker.name}`} disabled={!allows(p, 'reject')} onConfirm={() => change.mutate({ pid: p.id, action: 'reject' })} />
+                            <ConfirmButton label={`Award ${p.market_maker.name}`} className="" disabled={!LIVE_PROPOSAL.includes(p.status as ProposalStatus)} onConfirm={() => award.mutate(p.id)} />
+                          </div>
                         </td>
                       ))}
                     </tr>
@@ -189,7 +204,7 @@ function Proposals({ id, rfq }: { id: number; rfq: Rfq | undefined }) {
           {rfq?.accepting_proposals && (
             <button type="button" className="secondary" aria-expanded={revising === p.id} onClick={() => setRevising(revising === p.id ? null : p.id)}>Revise the proposal of {p.market_maker.name}</button>
           )}
-          <button type="button" className="secondary" disabled={change.isPending} onClick={() => change.mutate({ pid: p.id, action: 'withdraw' })}>Withdraw the proposal of {p.market_maker.name}</button>
+          <ConfirmButton label={`Withdraw the proposal of ${p.market_maker.name}`} disabled={change.isPending} onConfirm={() => change.mutate({ pid: p.id, action: 'withdraw' })} />
         </div>
       ))}
       {rfq?.accepting_proposals && live.filter((p) => p.id === revising).map((p) => <ProposalForm key={p.id} rfq={rfq} makers={makers} revising={p} />)}
