@@ -242,6 +242,12 @@ describe('web app (/app/) in Chromium', function () {
     await page.waitForFunction((first) => document.querySelector('table tbody th')?.textContent === first, expected[0]);
     const shown = await board.locator('tbody th').allTextContents();
     expect(shown).to.deep.equal(expected);
+    // The sort is in the address: a reload keeps it.
+    expect(new URL(page.url()).searchParams.get('lb_dir')).to.equal('asc');
+    await page.reload();
+    await board.getByRole('row', { name: new RegExp(spot.replace('/', '\\/')) }).waitFor();
+    expect(await page.locator('th[aria-sort="ascending"]').count()).to.equal(1);
+    expect(await board.locator('tbody th').allTextContents()).to.deep.equal(expected);
     await context.close();
   });
 

@@ -9,7 +9,7 @@ import { useMemo } from 'react';
 import { api, col, unwrap, type QueryOf, type Schemas } from '../../api/client';
 import { LineChart, type Series } from '../../charts/line';
 import { useSearchParams } from '../../router';
-import { MM_INTERVALS, MM_LOOKBACKS, pick, Select } from '../../ui/choices';
+import { INTERVAL_NAMES, MM_INTERVALS, MM_LOOKBACKS, pick, Select } from '../../ui/choices';
 import { CsvButton } from '../../ui/csv-button';
 import { fmtPct, fmtUsd } from '../../ui/format';
 import { Panel, QueryState } from '../../ui/query-state';
@@ -108,7 +108,7 @@ export default function MarketMakersView() {
             </label>
           </>
         )}
-        <Select label="Interval" value={interval} options={MM_INTERVALS} onChange={(v) => set({ interval: v })} />
+        <Select label="Interval" value={interval} options={MM_INTERVALS} names={INTERVAL_NAMES} onChange={(v) => set({ interval: v })} />
         <Select label="Level (bps)" value={String(level)} options={LEVELS.map(String)} onChange={(v) => set({ bps: v })} />
       </form>
       <div className="panels">

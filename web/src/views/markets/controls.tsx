@@ -1,8 +1,8 @@
 import { useId } from 'react';
 import { AMOUNTS, DAY_NAMES, INTERVALS, LEVELS, LOOKBACKS, SESSIONS, type MarketParams } from './params';
+import { INTERVAL_NAMES } from '../../ui/choices';
 
 const ZONES: string[] = typeof Intl.supportedValuesOf === 'function' ? Intl.supportedValuesOf('timeZone') : ['UTC', 'America/New_York', 'Europe/London', 'Asia/Singapore'];
-const INTERVAL_NAMES: Record<string, string> = { '1m': '1 minute', '5m': '5 minutes', '15m': '15 minutes', '30m': '30 minutes', '1h': '1 hour', '4h': '4 hours', '1d': '1 day', '1w': '1 week', '1M': '1 month', c: 'calendar (fewest buckets)' };
 
 type Set = (changes: Record<string, string | null>) => void;
 

@@ -1,7 +1,8 @@
 // The leaderboard (POST/GET /v2/leaderboard/): pairs ranked by the API, sorted and paged by
 // it (20 rows a page), over the caller's assets and the chosen exchanges and window.
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
-import { useState } from 'react';
+import { useSearchParams } from '../../router';
+import { pick } from '../../ui/choices';
 import { api, col, unwrap, type QueryOf, type Schemas } from '../../api/client';
 import { CsvButton } from '../../ui/csv-button';
 import { fmtNum, fmtPct, fmtUsd } from '../../ui/format';
@@ -10,12 +11,18 @@ import { Table, type Column, type Sort } from '../../ui/table';
 import { windowQuery, type MarketParams } from './params';
 
 type MarketType = NonNullable<QueryOf<'/v2/leaderboard/'>['market_type']>;
+const MARKET_TYPES: readonly MarketType[] = ['all', 'spot', 'perp'];
 type Row = Schemas['LeaderboardRow'];
 
 export function Leaderboard({ p, exchanges }: { p: MarketParams; exchanges: string[] }) {
-  const [sort, setSort] = useState<Sort>({ key: 'volume', direction: 'desc' });
-  const [page, setPage] = useState(1);
-  const [marketType, setMarketType] = useState<MarketType>('all');
+  // Sort, market type and page in the address, as the view's other choices: kept on reload.
+  const [q, set] = useSearchParams();
+  const sort: Sort = { key: q.get('lb_sort') || 'volume', direction: q.get('lb_dir') === 'asc' ? 'asc' : 'desc' };
+  const page = Math.max(1, Math.floor(Number(q.get('lb_page')) || 1));
+  const marketType = pick(MARKET_TYPES, q.get('lb_type'), 'all');
+  const setPage = (n: number) => set({ lb_page: n === 1 ? null : String(n) });
+  const setSort = (s: Sort) => set({ lb_sort: s.key === 'volume' ? null : s.key, lb_dir: s.direction === 'desc' ? null : s.direction, lb_page: null });
+  const setMarketType = (t: MarketType) => set({ lb_type: t === 'all' ? null : t, lb_page: null });
   const bid = `bid_${p.level}bps`;
   const ask = `ask_${p.level}bps`;
   const query: QueryOf<'/v2/leaderboard/'> = {
@@ -51,7 +58,7 @@ export function Leaderboard({ p, exchanges }: { p: MarketParams; exchanges: stri
         <span className="actions">
           <label>
             Market type
-            <select value={marketType} onChange={(e) => { setMarketType(e.target.value as MarketType); setPage(1); }}>
+            <select value={marketType} onChange={(e) => setMarketType(e.target.value as MarketType)}>
               <option value="all">spot and perpetual</option>
               <option value="spot">spot</option>
               <option value="perp">perpetual</option>
@@ -64,7 +71,7 @@ export function Leaderboard({ p, exchanges }: { p: MarketParams; exchanges: stri
       <QueryState query={board}>
         {(rows) => (
           <>
-            <Table caption="Pairs across exchanges, ranked by the service" columns={columns} rows={rows} rowKey={(r) => `${r.exchange} ${r.pair}`} sort={sort} onSort={(s) => { setSort(s); setPage(1); }} />
+            <Table caption="Pairs across exchanges, ranked by the service" columns={columns} rows={rows} rowKey={(r) => `${r.exchange} ${r.pair}`} sort={sort} onSort={setSort} />
             <nav className="pager" aria-label="Leaderboard pages">
               <button type="button" className="secondary" disabled={page === 1} onClick={() => setPage(page - 1)}>Previous page</button>
               <span>Page {page}</span>
