@@ -448,6 +448,17 @@ describe('web app (/app/) in Chromium', function () {
     const firstTranche = newLoan.getByRole('group', { name: 'Tranche 1' });
     await firstTranche.getByLabel('Tokens').fill('30000');
     await firstTranche.getByLabel('Strike price (USD)').fill('80');
+    // The API's words at the fields they name: an end before the start, a tranche expiring before it is disbursed.
+    await newLoan.getByLabel('Ends (UTC day)').fill('2025-06-01');
+    await firstTranche.getByLabel('Expires (UTC day)').fill('2025-12-31');
+    await newLoan.getByRole('button', { name: 'Save the draft loan' }).click();
+    const ends = newLoan.getByLabel('Ends (UTC day)');
+    await newLoan.locator('[aria-invalid="true"]').first().waitFor();
+    expect(await ends.getAttribute('aria-invalid')).to.equal('true');
+    const endWords = await page.locator(`#${await ends.getAttribute('aria-describedby')}`).textContent();
+    expect(endWords).to.match(/start_date/);
+    expect(await firstTranche.getByLabel('Expires (UTC day)').getAttribute('aria-invalid')).to.equal('true');
+    await newLoan.getByLabel('Ends (UTC day)').fill('2027-01-01');
     await firstTranche.getByLabel('Expires (UTC day)').fill('2026-12-31');
     await newLoan.getByRole('button', { name: 'Save the draft loan' }).click();
     await page.getByRole('status').filter({ hasText: 'Draft loan saved' }).waitFor();

@@ -12,7 +12,11 @@ import { LOAN_MODELS, type LoanModel, type StrikeBasis } from '../../../../domai
 import { api, unwrap, type Schemas } from '../../api/client';
 import { useScope } from '../../api/organizations';
 import { Panel } from '../../ui/query-state';
-import { CostFields, strikeOf, TrancheRows, type TrancheRow } from './loan-fields';
+import { Field, errorFields, messagesOf } from '../../ui/field';
+import { CostFields, strikeOf, trancheErrorsOf, TrancheRows, type TrancheRow } from './loan-fields';
+
+/** The API's fields the form shows a control for; the API's words on any other are shown below it. */
+const SHOWN = ['market_maker', 'asset', 'model', 'quantity', 'exchanges', 'pairs', 'start_date', 'end_date', 'retainer_fee_usd_month', 'interest_rate_pct', 'tranches'];
 
 type Loan = Schemas['Loan'];
 
@@ -82,34 +86,37 @@ export function LoanForm({ draft, onSaved }: { draft?: Loan; onSaved: (id: numbe
     },
   });
   if (assets.length === 0) return null;
+  const problems = errorFields(save.error, SHOWN);
+  const f = (field: string) => messagesOf(problems.fields[field]);
   const submit = (e: FormEvent) => {
     e.preventDefault();
     save.mutate();
   };
   const form = (
     <form className="controls rfq-form" aria-label={draft ? 'Draft loan' : 'New loan'} onSubmit={submit} onChange={() => { if (save.isSuccess) save.reset(); }}>
-      <label>
-        Asset
-        <select value={chosen} onChange={(e) => { setAsset(e.target.value); setMarkets([]); }}>
-          {assets.map((a) => <option key={a} value={a}>{a}</option>)}
-        </select>
-      </label>
-      <label>
-        Market maker (slug)
-        <input required value={maker} onChange={(e) => setMaker(e.target.value)} />
-      </label>
-      <label>
-        Model
-        <select value={model} onChange={(e) => setModel(e.target.value as LoanModel)}>
-          {LOAN_MODELS.map((m) => <option key={m} value={m}>{m}</option>)}
-        </select>
-      </label>
-      <label>
-        Tokens lent
-        <input type="number" min="0" step="any" required value={quantity} onChange={(e) => setQuantity(e.target.value)} />
-      </label>
-      <fieldset>
+      <Field label="Asset" errors={f('asset')}>
+        {(a) => (
+          <select {...a} value={chosen} onChange={(e) => { setAsset(e.target.value); setMarkets([]); }}>
+            {assets.map((x) => <option key={x} value={x}>{x}</option>)}
+          </select>
+        )}
+      </Field>
+      <Field label="Market maker (slug)" errors={f('market_maker')}>
+        {(a) => <input {...a} required value={maker} onChange={(e) => setMaker(e.target.value)} />}
+      </Field>
+      <Field label="Model" errors={f('model')}>
+        {(a) => (
+          <select {...a} value={model} onChange={(e) => setModel(e.target.value as LoanModel)}>
+            {LOAN_MODELS.map((m) => <option key={m} value={m}>{m}</option>)}
+          </select>
+        )}
+      </Field>
+      <Field label="Tokens lent" errors={f('quantity')}>
+        {(a) => <input {...a} type="number" min="0" step="any" required value={quantity} onChange={(e) => setQuantity(e.target.value)} />}
+      </Field>
+      <fieldset aria-invalid={f('exchanges').length + f('pairs').length > 0 ? true : undefined}>
         <legend>Markets it makes</legend>
+        {f('exchanges').length + f('pairs').length > 0 && <p className="error field-error" role="alert">{[...f('exchanges'), ...f('pairs')].join(' ')}</p>}
         {pairs.map((p) => {
           const k = `${p.exchange} ${p.pair}`;
           return (
@@ -120,19 +127,17 @@ export function LoanForm({ draft, onSaved }: { draft?: Loan; onSaved: (id: numbe
           );
         })}
       </fieldset>
-      <label>
-        Starts (UTC day)
-        <input type="date" required value={start} onChange={(e) => setStart(e.target.value)} />
-      </label>
-      <label>
-        Ends (UTC day)
-        <input type="date" required value={end} onChange={(e) => setEnd(e.target.value)} />
-      </label>
-      <CostFields retainer={retainer} onRetainer={setRetainer} interest={interest} onInterest={setInterest} />
-      <TrancheRows rows={tranches} onChange={setTranches} expiry="day" twap="the TWAP at the start" blank={{ quantity: '', basis: 'fixed', strike: '', expiry: '' }} />
+      <Field label="Starts (UTC day)" errors={f('start_date')}>
+        {(a) => <input {...a} type="date" required value={start} onChange={(e) => setStart(e.target.value)} />}
+      </Field>
+      <Field label="Ends (UTC day)" errors={f('end_date')}>
+        {(a) => <input {...a} type="date" required value={end} onChange={(e) => setEnd(e.target.value)} />}
+      </Field>
+      <CostFields retainer={retainer} onRetainer={setRetainer} interest={interest} onInterest={setInterest} errors={{ retainer: f('retainer_fee_usd_month'), interest: f('interest_rate_pct') }} />
+      <TrancheRows rows={tranches} onChange={setTranches} expiry="day" twap="the TWAP at the start" blank={{ quantity: '', basis: 'fixed', strike: '', expiry: '' }} errors={trancheErrorsOf(problems.fields.tranches)} />
       {/* A saved form is not saved twice by a second press: the button waits for a change. */}
       <button type="submit" disabled={save.isPending || save.isSuccess}>{draft ? 'Save the changes' : 'Save the draft loan'}</button>
-      {save.isError && <p role="alert" className="error">{save.error.message}</p>}
+      {save.isError && problems.general && <p role="alert" className="error">{problems.general}</p>}
       {save.isSuccess && !draft && <p role="status">Draft loan saved: activate it from its panel once it starts.</p>}
     </form>
   );

@@ -93,7 +93,6 @@ function LoanDetail({ id }: { id: number }) {
           { key: 'quantity', label: 'Tokens', value: (t) => t.quantity, render: (t) => fmtNum(t.quantity), numeric: true },
           { key: 'strike', label: 'Strike', value: strike, render: (t) => fmtPrice(strike(t)), numeric: true },
           { key: 'basis', label: 'Strike basis', value: (t) => t.strike_basis, render: (t) => (t.strike_basis === 'twap_premium' ? `TWAP ${(t.premium_pct ?? 0) >= 0 ? '+' : ''}${fmtPct(t.premium_pct)}` : 'fixed') },
-          { key: 'basis', label: 'Strike basis', value: (t) => t.strike_basis },
           { key: 'expires_at', label: 'Expires (UTC)', value: (t) => t.expires_at, render: (t) => fmtTime(t.expires_at) },
           { key: 'option', label: 'Option value', value: (t) => perTranche.get(t.id)?.intrinsic_value_usd ?? null, render: (t) => fmtUsd(perTranche.get(t.id)?.intrinsic_value_usd ?? null), numeric: true },
           { key: 'settlement', label: 'Settlement', value: (t) => t.settlement ?? 'open' },

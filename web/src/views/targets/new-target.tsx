@@ -5,12 +5,13 @@
 // (mode, source, reference price). It goes through the preview (shown before "Save") and
 // the batch; the API's words for a problem are shown at the field they name.
 import { useMutation, useQuery } from '@tanstack/react-query';
-import { useId, useMemo, useRef, useState, type ReactNode } from 'react';
+import { useMemo, useRef, useState } from 'react';
 import { GB_METRICS, MM_METRICS } from '../../../../domain/market/facts.ts';
 import { DIRECTIONS, SCALING_MODES, SCALING_SOURCES, TARGET_SESSIONS, targetSessionHours } from '../../../../domain/targets/facts.ts';
 import { api, itemsOf, unwrap, type Schemas } from '../../api/client';
 import { useScope, type Organization } from '../../api/organizations';
 import { Panel } from '../../ui/query-state';
+import { Field } from '../../ui/field';
 import { fieldMessages, PreviewShown, previewWith, useSaveBatch, type FieldMessages, type MetricId, type Preview, type TargetInput } from './preview';
 
 // The sets are the domain's (one source for the API and the app); these lines hold them to
@@ -82,19 +83,6 @@ export function NewTarget() {
   const c = useChoices();
   if (!c) return null;
   return <NewTargetForm choices={c.choices} projectPairs={c.projectPairs} />;
-}
-
-/** A control with its label and the API's words for its field, read with it by a screen reader. */
-function Field({ label, errors, children, check }: { label: string; errors?: string[]; check?: boolean; children: (a11y: { id: string; 'aria-invalid'?: true; 'aria-describedby'?: string }) => ReactNode }) {
-  const id = useId();
-  const a11y = { id, ...(errors?.length ? { 'aria-invalid': true as const, 'aria-describedby': `${id}-error` } : {}) };
-  const text = <label htmlFor={id}>{label}</label>;
-  return (
-    <div className={check ? 'field check' : 'field'}>
-      {check ? <>{children(a11y)}{text}</> : <>{text}{children(a11y)}</>}
-      {errors?.length ? <p id={`${id}-error`} className="error field-error">{errors.join(' ')}</p> : null}
-    </div>
-  );
 }
 
 /** A choice among options given as [value, text]. */

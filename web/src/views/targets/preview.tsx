@@ -3,6 +3,7 @@
 // threshold change and the new-target form.
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { api, ApiError, apiWords, itemsOf, unwrap, type paths, type Schemas } from '../../api/client';
+import { messagesOf } from '../../ui/field';
 import { fmtNum } from '../../ui/format';
 
 export type Target = Schemas['Target'];
@@ -106,7 +107,6 @@ export function PreviewShown({ preview, onSave, saving }: { preview: Preview; on
 /** Messages by field name, as the API names them. */
 export type FieldMessages = Record<string, string[]>;
 
-const messagesOf = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : typeof v === 'string' ? [v] : []);
 
 /**
  * An error of the preview or the batch, split by field in the API's words: the posted
