@@ -208,7 +208,8 @@ function ApiKeys() {
         </fieldset>
         <label>
           Expires on (UTC; at most a year, a year by default)
-          <input type="date" value={expires} onChange={(e) => setExpires(e.target.value)} />
+          {/* The days the API takes: after today, and at most a year ahead (the browser refuses others before sending). */}
+          <input type="date" min={new Date(Date.now() + 86_400_000).toISOString().slice(0, 10)} max={new Date(Date.now() + 365 * 86_400_000).toISOString().slice(0, 10)} value={expires} onChange={(e) => setExpires(e.target.value)} />
         </label>
         <PasswordInput value={password} onChange={setPassword} />
         <CodeInput value={code} onChange={setCode} />
