@@ -325,6 +325,10 @@ describe('web app (/app/) in Chromium', function () {
     expect(listed).to.have.length(60);
     const panel = page.getByRole('region', { name: 'Stored order-book minutes' });
     await panel.getByText(`60 of 60 minutes hold data; the last 02 Feb 2026, 08:59 UTC.`, { exact: false }).waitFor();
+    // The pair and the end are in the address: a reload shows the same minutes.
+    await page.reload();
+    await panel.getByText(`60 of 60 minutes hold data; the last 02 Feb 2026, 08:59 UTC.`, { exact: false }).waitFor();
+    expect(await form.getByLabel('Pair').inputValue()).to.equal(`${w.ex} ${spot}`);
     const newest = panel.getByRole('table', { name: 'The newest stored minutes' }).getByRole('row').nth(1).getByRole('cell');
     expect(numberOf((await newest.nth(0).textContent())!)).to.equal(listed.at(-1)!.samples);
     expect(await axeViolations(page)).to.deep.equal([]);

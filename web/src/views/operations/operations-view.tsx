@@ -4,7 +4,8 @@
 // reach, what the market caches hold and save, and one pair's stored order-book minutes
 // over a window: what an operator looks at to see that ingestion keeps up.
 import { useQuery } from '@tanstack/react-query';
-import { useState } from 'react';
+import { useSearchParams } from '../../router';
+import { pick } from '../../ui/choices';
 import { api, unwrap, type paths } from '../../api/client';
 import { useScope } from '../../api/organizations';
 import { fmtNum, fmtPct, fmtPrice, fmtTime } from '../../ui/format';
@@ -110,10 +111,15 @@ type WindowName = keyof typeof WINDOWS;
 function PairMinutes() {
   const scope = useScope();
   const pairs = (scope.data?.assets ?? []).flatMap((a) => scope.data?.pairsOf(a) ?? []);
-  const [chosen, setChosen] = useState('');
-  const [span, setSpan] = useState<WindowName>('1 hour');
+  // The pair, window and end in the address, as every view's choices: kept on reload.
+  const [q, set] = useSearchParams();
+  const chosen = q.get('pair') ?? '';
+  const setChosen = (v: string) => set({ pair: v });
+  const span = pick(Object.keys(WINDOWS) as WindowName[], q.get('window'), '1 hour');
+  const setSpan = (v: WindowName) => set({ window: v === '1 hour' ? null : v });
   /** The window's end, a datetime-local value read as UTC; empty: now. */
-  const [ending, setEnding] = useState('');
+  const ending = q.get('ending') ?? '';
+  const setEnding = (v: string) => set({ ending: v || null });
   const key = chosen || (pairs[0] ? `${pairs[0].exchange} ${pairs[0].pair}` : '');
   const [exchange = '', pair = ''] = key.split(' ');
   const minutes = useQuery({
