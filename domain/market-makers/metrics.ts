@@ -229,8 +229,9 @@ export class MarketMakerMetrics {
   }
 
   /**
-   * Every reported bucket whose start lies in the window, each as it was last pushed (the
-   * reconciliation compares each with the trusted values of the minutes its push covers).
+   * Every reported bucket that starts in the window or reaches into it, each as it was last
+   * pushed (the reconciliation judges a report whole: it compares each with the trusted
+   * values of the minutes its push covers, whatever the window).
    * Read binary, as the trusted values: a month is millions of values. Of the keys'
    * organizations, exchanges and pairs each, more than the keys: the caller keeps its keys'
    * buckets only (the reconciliation keeps the makers' pairs it shows).

@@ -108,6 +108,20 @@ describe('targets (list, preview, batch)', function () {
 
   describe('preview', () => {
     const scope = { organization: w.project, asset: w.asset, metrics: ['volume/volume', 'spread/spread_bps', 'depth/bid_2bps'] };
+    it('keeps what a posted target leaves out (its Telegram notifications, whether it is evaluated) as the existing target has it', async () => {
+      const spreadScope = { organization: w.project, asset: w.asset, metrics: ['spread/spread_bps'] };
+      const same = await call<Record<string, any>>('POST', '/v2/organizations/targets/preview/', {
+        token: tokens.owner,
+        json: { scopes: [spreadScope], targets: [gb({ metric: 'spread/spread_bps', threshold: 20, market_hours: 'market-hours' })] },
+      });
+      expect(same.status, same.text).to.equal(200);
+      expect(same.body.summary).to.deep.equal({ added: 0, modified: 0, removed: 0 });
+      const off = await call<Record<string, any>>('POST', '/v2/organizations/targets/preview/', {
+        token: tokens.owner,
+        json: { scopes: [spreadScope], targets: [gb({ metric: 'spread/spread_bps', threshold: 20, market_hours: 'market-hours', telegram_notifications: false })] },
+      });
+      expect(off.body.changes.map((c: { action: string; changed_fields: string[] }) => [c.action, c.changed_fields])).to.deep.equal([['modified', ['telegram_notifications']]]);
+    });
     it('lists added, modified and removed targets with the batch that saves them, and saves nothing', async () => {
       const before = (await list('staff')).body;
       const r = await call<Record<string, any>>('POST', '/v2/organizations/targets/preview/', {

@@ -91,7 +91,7 @@ export function previewTargets(s: TargetServices) {
       const before = byKey.get(targetKey(r.target));
       // Fields the posted target leaves out keep the existing target's values.
       if (before) {
-        for (const f of ['direction', 'active', 'scaling_mode', 'scaling_source'] as const) if (x[f] === undefined) (r.target as unknown as Record<string, unknown>)[f] = before[f];
+        for (const f of ['direction', 'active', 'telegram_notifications', 'scaling_enabled', 'scaling_mode', 'scaling_source'] as const) if (x[f] === undefined) (r.target as unknown as Record<string, unknown>)[f] = before[f];
         if (x.scaling_reference_price === undefined && r.target.scaling_reference_price === 0) r.target.scaling_reference_price = before.scaling_reference_price;
       }
       if (x.direction === undefined && !before) r.target.direction = defaultDirection(r.target.metric);
