@@ -1020,7 +1020,8 @@ export interface paths {
          *     and pair that organization covers (the pair of that asset); an `mm` metric identifier
          *     (specification 4.9); an interval `5m`, `1h` or `1d`; a timestamp (ISO 8601, UTC when
          *     no offset, or epoch milliseconds) that starts a bucket of the interval in UTC and is
-         *     not in the future; and a finite value from 0 to 1e15. Other fields of an item are
+         *     not in the future; and a finite value from 0 to 1e15 (at most 100 for the percentages:
+         *     uptime and coverage metrics). Other fields of an item are
          *     ignored. An invalid item fails the whole request and nothing is written. Accepted
          *     items are written asynchronously (202): they are in Kafka when the answer comes, and
          *     readable once the processor has written them, normally within a second or two.
@@ -1444,6 +1445,7 @@ export interface components {
             /** @enum {string} */
             interval: "5m" | "1h" | "1d";
             timestamp: components["schemas"]["Instant"];
+            /** @description At most 100 for uptime and coverage metrics (percentages). */
             value: number;
         };
         /** @description A target as the list shows it (specification 2.4), with its latest `status`. */

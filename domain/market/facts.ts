@@ -82,6 +82,9 @@ export const GB_METRICS: readonly string[] = Object.freeze([
   'top_of_book/ask_amount',
 ]);
 
+/** Whether a metric is a percentage (uptime, coverage: 0 to 100), as a threshold or a reported value. */
+export const isPercentMetric = (metric: string): boolean => metric.startsWith('uptime/') || metric.startsWith('coverage/');
+
 /** Metric identifiers of `mm` targets (specification 4.9). */
 export const MM_METRICS: readonly string[] = Object.freeze([
   'volume/volume',

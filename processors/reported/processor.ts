@@ -7,7 +7,7 @@
 // What passes is written with the Kafka message's timestamp as its push time: the row's
 // version, so the latest push of a key wins and a replayed message rewrites only its own rows.
 import type { Kafka, KafkaMessage } from 'kafkajs';
-import { MM_METRICS } from '../../domain/market/facts.ts';
+import { isPercentMetric, MM_METRICS } from '../../domain/market/facts.ts';
 import { REPORTED_INTERVAL_MS, ReportedRepository, itemsOf, reportedKey, type ReportedRow } from '../../domain/market-makers/reported.ts';
 import { ReferenceRepository, type Organization } from '../../domain/reference/repository.ts';
 import { dlqTopicName, topicName } from '../../lib/kafka.ts';
@@ -94,6 +94,7 @@ export function fieldProblem(m: ReportedMessage, ts: number, pushedAt: number): 
   if (!MM_METRIC_SET.has(m.metric)) return `unknown metric: ${m.metric} is not an mm metric identifier`;
   // JSON carries no NaN or infinity; the schema allows any number, the push endpoint none below 0.
   if (m.value < 0) return `negative value: ${m.value}`;
+  if (isPercentMetric(m.metric) && m.value > 100) return `percentage over 100: ${m.value} for ${m.metric}`;
   // An ISO date before 1970 parses to a negative time, which the table's DateTime cannot hold.
   if (ts < 0) return `timestamp before 1970: ${new Date(ts).toISOString()}`;
   if (ts % REPORTED_INTERVAL_MS[m.interval] !== 0) return `misaligned timestamp: ${new Date(ts).toISOString()} is not the start of a ${m.interval} interval (UTC)`;

@@ -128,6 +128,8 @@ describe('reported-metrics push (POST /v2/organizations/reported-metrics/)', fun
       ['a fractional epoch', { timestamp: H + 0.5 }, { timestamp: [PUSH_MESSAGES.timestamp] }],
       ['a time before 1970', { interval: '1d', timestamp: '1969-12-31T00:00:00Z' }, { timestamp: [PUSH_MESSAGES.beforeEpoch] }],
       ['a negative value', { value: -0.01 }, { value: [GTE0] }],
+      ['a coverage over 100 %', { metric: 'coverage/volume/volume_coverage', value: 100.5 }, { value: [PUSH_MESSAGES.percentage] }],
+      ['an uptime over 100 %', { metric: 'uptime/spread/spread_uptime', value: 250 }, { value: [PUSH_MESSAGES.percentage] }],
       ['a value that is a string', { value: '5' }, { value: [NUMBER] }],
       ['a null value', { value: null }, { value: [NUMBER] }],
       ['a field that is not a string', { metric: 7 }, { metric: ['Not a valid string.'] }],

@@ -64,6 +64,7 @@ describe('mm.reported processor', function () {
       ['unknown metric: volume/twap is not an mm metric identifier', msg({ metric: 'volume/twap', value: 1.25 })],
       [`misaligned timestamp: ${new Date(H + 60_000).toISOString()} is not the start of a 1h interval (UTC)`, msg({ timestamp: H + 60_000 })],
       ['negative value: -3', msg({ value: -3 })],
+      ['percentage over 100: 250 for uptime/spread/spread_uptime', msg({ metric: 'uptime/spread/spread_uptime', value: 250 })],
       ['timestamp before 1970: 1969-12-31T00:00:00.000Z', msg({ interval: '1d', timestamp: '1969-12-31T00:00:00Z' })],
       ['schema: /interval must be equal to one of the allowed values', msg({ interval: '1m', value: 2.5 })],
     ];

@@ -8,7 +8,7 @@
 // time, so the latest push of a key replaces the value.
 import type { Middleware } from 'koa';
 import type { User } from '../../../domain/accounts/users.ts';
-import { MM_METRICS } from '../../../domain/market/facts.ts';
+import { isPercentMetric, MM_METRICS } from '../../../domain/market/facts.ts';
 import { REPORTED_INTERVAL_MS, reportedKey, type ReportedInterval } from '../../../domain/market-makers/reported.ts';
 import type { Organization } from '../../../domain/reference/repository.ts';
 import { organizationsOf, scopeOf } from '../../../domain/reference/visibility.ts';
@@ -28,6 +28,7 @@ export const PUSH_MESSAGES = {
   // Unknown and not the caller's read alike: the answer never tells whether a slug exists.
   organization: (slug: string) => `"${slug}" is not one of your organizations.`,
   notMarketMaker: (slug: string) => `"${slug}" is not a market-maker organization.`,
+  percentage: 'A percentage: at most 100.',
   asset: (symbol: string) => `"${symbol}" is not one of the organization's assets.`,
   exchange: (slug: string) => `"${slug}" is not one of the organization's exchanges.`,
   pair: (pair: string, exchange: string, asset: string) => `"${pair}" on ${exchange} is not one of the organization's pairs of ${asset}.`,
@@ -101,6 +102,7 @@ function reportedItemOf(x: ReportedMetric, scope: PushScope, now: number): Check
     if (assetOk && exchangeOk && covered.pairs.get(`${x.exchange}\u0000${x.pair}`) !== x.asset) fail('pair', PUSH_MESSAGES.pair(x.pair, x.exchange, x.asset));
   }
   if (!MM_METRIC_SET.has(x.metric)) fail('metric', PUSH_MESSAGES.metric(x.metric));
+  else if (isPercentMetric(x.metric) && x.value > 100) fail('value', PUSH_MESSAGES.percentage);
   const ts = parseTimestamp(x.timestamp);
   if (ts === undefined) fail('timestamp', PUSH_MESSAGES.timestamp);
   else if (ts > now) fail('timestamp', PUSH_MESSAGES.future);
