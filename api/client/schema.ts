@@ -1180,6 +1180,8 @@ export interface components {
         Tokens: number;
         /** @description Percent, 0 to 1000. */
         Percent: number;
+        /** @description A twap_premium strike over the TWAP, in percent: above -100 (below 0, a discount) and at most 1000; the same for a loan and a proposal, whose award makes the loan. */
+        PremiumPct: number;
         /** @description USD per token, more than 0 and at most 1e12. */
         Price: number;
         /** @description At least 0 and at most 1e12; at most 100 for the percentages (uptime and coverage metrics). */
@@ -1595,7 +1597,7 @@ export interface components {
             /** @description fixed: required. */
             strike_price?: components["schemas"]["Price"] | null;
             /** @description twap_premium: required. */
-            premium_pct?: components["schemas"]["Percent"] | null;
+            premium_pct?: components["schemas"]["PremiumPct"] | null;
             expires_at: components["schemas"]["DateTimeInput"];
         };
         /** @description What a lender sets (docs/loans.md). Date-times are ISO 8601 with a zone. Read-only fields (id, status, history, ...) are refused. */
@@ -1792,8 +1794,8 @@ export interface components {
                     /** @enum {string} */
                     strike_basis: "fixed" | "twap_premium";
                     strike_price?: components["schemas"]["Price"] | null;
-                    /** @description twap_premium: required; above -100 (a discount) and at most 1000. */
-                    premium_pct?: number | null;
+                    /** @description twap_premium: required. */
+                    premium_pct?: components["schemas"]["PremiumPct"] | null;
                     expires_after_days: number;
                 }[];
             };

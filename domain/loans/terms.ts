@@ -12,7 +12,8 @@ export const LOAN_MESSAGES = {
   asset: (symbol: string) => `"${symbol}" is not an asset your organization owns.`,
   organization: 'Must be the owner of the asset (the lender).',
   marketMaker: (slug: string) => `"${slug}" is not a market maker organization.`,
-  exchange: (slug: string) => `"${slug}" is not a known exchange.`,
+  // An exchange the market maker is to quote on: one with a pair of the asset (a request's too).
+  exchange: (slug: string) => `"${slug}" is not an exchange with a pair of the asset.`,
   pair: (pair: string) => `"${pair}" is not a pair of the asset on any of the loan's exchanges.`,
   choice: (values: readonly string[]) => `Not a valid choice; expected one of: ${values.join(', ')}.`,
   dateTime: 'A valid ISO 8601 date-time with a time zone is required.',
@@ -20,7 +21,7 @@ export const LOAN_MESSAGES = {
   retainerFee: 'Must be greater than 0 for the retainer and hybrid models.',
   trancheSum: (sum: number, quantity: number) => `The tranches' quantities add up to ${sum}, not the loan's quantity ${quantity}.`,
   strikePrice: 'A strike price greater than 0 is required for a fixed strike.',
-  premium: 'A premium of 0 or more is required for a twap_premium strike.',
+  premium: 'A premium in percent (above -100) is required for a twap_premium strike.',
   expiry: 'Must be later than disbursed_at.',
 } as const;
 
@@ -74,8 +75,7 @@ export function loanTermsOf(given: LoanTermsInput, c: LoanContext, base?: LoanTe
   if ((x.model === 'retainer' || x.model === 'hybrid') && !(retainer > 0)) fail('retainer_fee_usd_month', LOAN_MESSAGES.retainerFee);
 
   const exchanges = [...new Set(x.exchanges)];
-  const known = new Set(c.lists.exchanges.map((e) => e.slug));
-  const badExchanges = exchanges.filter((e) => !known.has(e));
+  const badExchanges = exchanges.filter((e) => !c.lists.pairs.some((q) => q.exchange === e && q.asset === x.asset));
   if (badExchanges.length > 0) errors.exchanges = badExchanges.map(LOAN_MESSAGES.exchange);
   const pairs = [...new Set(x.pairs)];
   const badPairs = pairs.filter((p) => !c.lists.pairs.some((q) => q.pair === p && q.asset === x.asset && exchanges.includes(q.exchange)));

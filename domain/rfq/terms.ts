@@ -5,6 +5,7 @@
 // fit the inputs below. Unset optional fields take their defaults. The caller's rights are
 // checked by the commands (domain/rfq/commands.ts).
 import type { LoanModel, StrikeBasis } from '../loans/loan.ts';
+import { LOAN_MESSAGES } from '../loans/terms.ts';
 import { isTargetMetric, defaultDirection, type Direction, type TargetSession } from '../targets/facts.ts';
 import type { Organization, ReferenceLists } from '../reference/repository.ts';
 import type { FieldErrors } from '../outcome.ts';
@@ -58,7 +59,7 @@ export interface ProposalInput {
 
 export const RFQ_MESSAGES = {
   asset: (a: string) => `"${a}" is not an asset of a project you manage.`,
-  exchange: (e: string) => `"${e}" is not an exchange with a pair of the asset.`,
+  exchange: LOAN_MESSAGES.exchange,
   pair: (p: string) => `"${p}" is not a pair of the asset on a listed exchange.`,
   kpiExchange: (e: string) => `"${e}" is not one of the listed exchanges.`,
   kpiPair: (p: string) => `"${p}" is not one of the RFQ's pairs on the exchange(s).`,
@@ -70,7 +71,7 @@ export const RFQ_MESSAGES = {
   budget: (max: number) => `Exceeds the RFQ's budget of ${max}.`,
   trancheSum: 'The tranches\' quantities must add up to the loan\'s quantity.',
   strikePrice: 'A strike price above 0 is required for a fixed strike.',
-  premium: 'A premium in percent (above -100) is required for a twap_premium strike.',
+  premium: LOAN_MESSAGES.premium,
   retainer: 'A retainer fee above 0 is required for the retainer and hybrid models.',
   proposalExchange: (e: string) => `"${e}" is not one of the RFQ's exchanges.`,
 } as const;

@@ -145,6 +145,15 @@ describe('loans', function () {
       expect(shape.body).to.deep.equal({ tranches: [{ expires_at: [LOAN_MESSAGES.dateTime] }] });
       const t = await post('owner', terms({ tranches: [{ quantity: 1000, strike_basis: 'fixed', expires_at: iso(start + 90 * DAY) }] }));
       expect(t.body).to.deep.equal({ tranches: [{ strike_price: [LOAN_MESSAGES.strikePrice] }] });
+      // An exchange without a pair of the asset is no market to make, as in a request.
+      const noPair = await post('owner', terms({ asset: w.other, exchanges: [w.ex, w.ex2], pairs: [`${w.other}/USDT`] }));
+      expect(noPair.body).to.deep.equal({ exchanges: [LOAN_MESSAGES.exchange(w.ex2)] });
+      // A premium below 0 is a discount, as a proposal may offer it; -100 would be no strike.
+      const tranche = { quantity: 1000, strike_basis: 'twap_premium', expires_at: iso(start + 90 * DAY) };
+      expect((await post('owner', terms({ tranches: [{ ...tranche, premium_pct: -100 }] }))).status).to.equal(400);
+      // Shapes are checked first, then the terms: only the end is refused (and nothing written).
+      const discount = await post('owner', terms({ end_date: iso(start - DAY), tranches: [{ ...tranche, premium_pct: -20 }] }));
+      expect(discount.body).to.deep.equal({ end_date: [LOAN_MESSAGES.endAfterStart] });
     });
 
     it('lends only what the caller\'s project owns: another project gets a field error, a market maker 403', async () => {
