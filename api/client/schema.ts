@@ -1588,6 +1588,7 @@ export interface components {
             /** @description A session; default or null: all hours. */
             market_hours?: components["schemas"]["TargetSession"] | "default" | null;
         } & unknown;
+        /** @description A tranche as the lender sets it; its id and settlement are the service's (refused here, as the loan's read-only fields are). */
         TrancheInput: {
             quantity: components["schemas"]["Tokens"];
             /** @description Defaults to start_date. */

@@ -145,6 +145,9 @@ describe('loans', function () {
       expect(shape.body).to.deep.equal({ tranches: [{ expires_at: [LOAN_MESSAGES.dateTime] }] });
       const t = await post('owner', terms({ tranches: [{ quantity: 1000, strike_basis: 'fixed', expires_at: iso(start + 90 * DAY) }] }));
       expect(t.body).to.deep.equal({ tranches: [{ strike_price: [LOAN_MESSAGES.strikePrice] }] });
+      // A tranche's settlement is the service's (settle_tranche): refused as read-only fields are.
+      const settled = await post('owner', terms({ tranches: [{ quantity: 1000, strike_basis: 'fixed', strike_price: 2, expires_at: iso(start + 90 * DAY), settlement: 'returned', settled_quantity: 1000 }] }));
+      expect(settled.body).to.deep.equal({ tranches: [{ settlement: ['This field is not accepted here (unknown or read-only).'], settled_quantity: ['This field is not accepted here (unknown or read-only).'] }] });
       // An exchange without a pair of the asset is no market to make, as in a request.
       const noPair = await post('owner', terms({ asset: w.other, exchanges: [w.ex, w.ex2], pairs: [`${w.other}/USDT`] }));
       expect(noPair.body).to.deep.equal({ exchanges: [LOAN_MESSAGES.exchange(w.ex2)] });
