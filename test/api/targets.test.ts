@@ -121,6 +121,12 @@ describe('targets (list, preview, batch)', function () {
         json: { scopes: [spreadScope], targets: [gb({ metric: 'spread/spread_bps', threshold: 20, market_hours: 'market-hours', telegram_notifications: false })] },
       });
       expect(off.body.changes.map((c: { action: string; changed_fields: string[] }) => [c.action, c.changed_fields])).to.deep.equal([['modified', ['telegram_notifications']]]);
+      // One target per key, as in the batch that would save it.
+      const twice = await call<Record<string, any>>('POST', '/v2/organizations/targets/preview/', {
+        token: tokens.owner,
+        json: { scopes: [spreadScope], targets: [gb({ metric: 'spread/spread_bps', threshold: 1 }), gb({ metric: 'spread/spread_bps', threshold: 2 })] },
+      });
+      expect([twice.status, twice.body]).to.deep.equal([400, { targets: [{}, { non_field_errors: [BATCH_MESSAGES.repeated] }] }]);
     });
     it('lists added, modified and removed targets with the batch that saves them, and saves nothing', async () => {
       const before = (await list('staff')).body;

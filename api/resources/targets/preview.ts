@@ -10,7 +10,7 @@ import { scaledThreshold } from '../../../domain/targets/scaling.ts';
 import { scopeOf } from '../../../domain/reference/visibility.ts';
 import type { BodyOf } from '../../http/contract.ts';
 import { badRequest, forbidden, type FieldErrors } from '../../http/errors.ts';
-import { targetContext } from './batch.ts';
+import { BATCH_MESSAGES, targetContext } from './batch.ts';
 import { targetDefinitionOf, targetKey, TARGET_MESSAGES } from './input.ts';
 import type { TargetServices } from './services.ts';
 
@@ -75,6 +75,8 @@ export function previewTargets(s: TargetServices) {
     const byKey = new Map(existing.map((t) => [targetKey(t), t]));
     const targetErrors: FieldErrors[] = [];
     const after: { target: TargetDefinition; fallback: boolean }[] = [];
+    // One target per key, as the batch that saves the preview holds it.
+    const posted = new Set<string>();
     for (const raw of body.targets ?? []) {
       const x = { ...raw };
       const fallback = x.threshold === undefined;
@@ -88,6 +90,11 @@ export function previewTargets(s: TargetServices) {
         targetErrors.push({ non_field_errors: ['This target is outside every scope of the preview.'] });
         continue;
       }
+      if (posted.has(targetKey(r.target))) {
+        targetErrors.push({ non_field_errors: [BATCH_MESSAGES.repeated] });
+        continue;
+      }
+      posted.add(targetKey(r.target));
       const before = byKey.get(targetKey(r.target));
       // Fields the posted target leaves out keep the existing target's values.
       if (before) {
