@@ -444,6 +444,8 @@ describe('web app (/app/) in Chromium', function () {
     // A new loan made in the form: the API's draft holds what was entered, and it is shown.
     const newLoan = page.getByRole('form', { name: 'New loan' });
     await newLoan.getByLabel('Asset').selectOption(w.asset);
+    // The market makers the API has named to the owner are offered (its loan's).
+    await waitFor('the market makers offered', async () => (await newLoan.locator('datalist option').evaluateAll((os) => os.map((o) => (o as HTMLOptionElement).value))).includes(w.mm));
     await newLoan.getByLabel('Market maker (slug)').fill(w.mm);
     await newLoan.getByLabel('Tokens lent').fill('30000');
     await newLoan.getByLabel(`Exchange ${w.tag} ${spot}`, { exact: true }).check();

@@ -2,7 +2,7 @@
 // organizations. Every view's choices come from here, so a view never offers what the API
 // would refuse.
 import { useQuery } from '@tanstack/react-query';
-import { api, unwrap, type paths } from './client';
+import { api, itemsOf, unwrap, type paths } from './client';
 
 export type Organization = paths['/v1/organizations/']['get']['responses']['200']['content']['application/json'][number];
 
@@ -45,5 +45,26 @@ export function useScope() {
     queryKey: ['organizations'],
     queryFn: async () => scopeOf(unwrap(await api.GET('/v1/organizations/'))),
     refetchInterval: 60_000,
+  });
+}
+
+/**
+ * The market makers the API has named to the caller, slug to name: no endpoint lists them to
+ * a project, so these are the ones in its loans and in the `mm` targets it sees (a loan's
+ * name first: the targets list names an organization not the caller's by its slug).
+ */
+export function useNamedMarketMakers() {
+  return useQuery({
+    queryKey: ['market makers named'],
+    queryFn: async () => {
+      const [loans, mm] = await Promise.all([
+        api.GET('/v2/organizations/loans/').then(unwrap),
+        api.GET('/v2/organizations/targets/', { params: { query: { types: ['mm'], page_size: 250 } } }).then(unwrap),
+      ]);
+      const named = new Map<string, string>();
+      for (const l of itemsOf(loans)) named.set(l.market_maker.slug, l.market_maker.name);
+      for (const t of itemsOf(mm)) if (!named.has(t.organization.slug)) named.set(t.organization.slug, t.organization.name);
+      return named;
+    },
   });
 }

@@ -10,7 +10,7 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { LOAN_MODELS, type LoanModel, type StrikeBasis } from '../../../../domain/loans/loan.ts';
 import { api, unwrap, type Schemas } from '../../api/client';
-import { useScope } from '../../api/organizations';
+import { useNamedMarketMakers, useScope } from '../../api/organizations';
 import { Panel } from '../../ui/query-state';
 import { Field, errorFields, messagesOf } from '../../ui/field';
 import { CostFields, strikeOf, trancheErrorsOf, TrancheRows, type TrancheRow } from './loan-fields';
@@ -37,6 +37,7 @@ const trancheRowsOf = (l: Loan): TrancheRow[] =>
 export function LoanForm({ draft, onSaved }: { draft?: Loan; onSaved: (id: number) => void }) {
   const client = useQueryClient();
   const scope = useScope();
+  const makers = useNamedMarketMakers();
   const assets = scope.data?.projectAssets ?? [];
   const [asset, setAsset] = useState(draft?.asset ?? '');
   const [maker, setMaker] = useState(draft?.market_maker.slug ?? '');
@@ -82,6 +83,7 @@ export function LoanForm({ draft, onSaved }: { draft?: Loan; onSaved: (id: numbe
     onSuccess: async (r) => {
       await client.invalidateQueries({ queryKey: ['loans'] });
       await client.invalidateQueries({ queryKey: ['loan', r.id] });
+      await client.invalidateQueries({ queryKey: ['market makers named'] });
       onSaved(r.id);
     },
   });
@@ -102,7 +104,15 @@ export function LoanForm({ draft, onSaved }: { draft?: Loan; onSaved: (id: numbe
         )}
       </Field>
       <Field label="Market maker (slug)" errors={f('market_maker')}>
-        {(a) => <input {...a} required value={maker} onChange={(e) => setMaker(e.target.value)} />}
+        {(a) => (
+          <>
+            {/* The market makers the API has named to the caller offered; any other by its slug. */}
+            <input {...a} required list={`${a.id}-makers`} value={maker} onChange={(e) => setMaker(e.target.value)} />
+            <datalist id={`${a.id}-makers`}>
+              {[...(makers.data ?? [])].map(([slug, name]) => <option key={slug} value={slug}>{name}</option>)}
+            </datalist>
+          </>
+        )}
       </Field>
       <Field label="Model" errors={f('model')}>
         {(a) => (

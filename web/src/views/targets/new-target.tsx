@@ -4,12 +4,12 @@
 // its direction, all hours or one session, active or not, Telegram, and price scaling
 // (mode, source, reference price). It goes through the preview (shown before "Save") and
 // the batch; the API's words for a problem are shown at the field they name.
-import { useMutation, useQuery } from '@tanstack/react-query';
+import { useMutation } from '@tanstack/react-query';
 import { useMemo, useRef, useState } from 'react';
 import { GB_METRICS, MM_METRICS } from '../../../../domain/market/facts.ts';
 import { DIRECTIONS, SCALING_MODES, SCALING_SOURCES, TARGET_SESSIONS, targetSessionHours } from '../../../../domain/targets/facts.ts';
-import { api, itemsOf, unwrap, type Schemas } from '../../api/client';
-import { useScope, type Organization } from '../../api/organizations';
+import type { Schemas } from '../../api/client';
+import { useNamedMarketMakers, useScope, type Organization } from '../../api/organizations';
 import { Panel } from '../../ui/query-state';
 import { Field } from '../../ui/field';
 import { fieldMessages, PreviewShown, previewWith, useSaveBatch, type FieldMessages, type MetricId, type Preview, type TargetInput } from './preview';
@@ -53,20 +53,7 @@ const OTHER = '';
  */
 function useChoices(): { choices: OrgChoice[]; projectPairs: Organization['pairs'] } | null {
   const scope = useScope();
-  const makers = useQuery({
-    queryKey: ['targets', 'market makers named'],
-    queryFn: async () => {
-      const [loans, mm] = await Promise.all([
-        api.GET('/v2/organizations/loans/').then(unwrap),
-        api.GET('/v2/organizations/targets/', { params: { query: { types: ['mm'], page_size: 250 } } }).then(unwrap),
-      ]);
-      const named = new Map<string, string>();
-      // The targets list names an organization not the caller's by its slug: a loan's name comes first.
-      for (const l of itemsOf(loans)) named.set(l.market_maker.slug, l.market_maker.name);
-      for (const t of itemsOf(mm)) if (!named.has(t.organization.slug)) named.set(t.organization.slug, t.organization.name);
-      return named;
-    },
-  });
+  const makers = useNamedMarketMakers();
   return useMemo(() => {
     const orgs = scope.data?.organizations ?? [];
     const projects = orgs.filter((o) => o.kind === 'project' && o.pairs.length > 0);
