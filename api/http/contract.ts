@@ -22,7 +22,16 @@ import { itemErrors, toFieldErrors } from './validate.ts';
 
 export type OperationId = keyof operations;
 /** The handler (or handlers, in order) of each operation. */
-export type Handlers = Partial<Record<OperationId, Middleware | Middleware[]>>;
+/**
+ * An operation's handler with a check of whether the caller may use the operation at all,
+ * run before its body is read and checked: a caller whose account may not use an endpoint
+ * gets 403 whatever it sent (specification 5.4), not the body's 400.
+ */
+export interface Guarded {
+  guard: Middleware;
+  handle: Middleware | Middleware[];
+}
+export type Handlers = Partial<Record<OperationId, Middleware | Middleware[] | Guarded>>;
 type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 const METHODS: readonly Method[] = ['get', 'post', 'put', 'patch', 'delete'];
 
@@ -204,7 +213,8 @@ export class Contract {
       const handler = handlers[op.id];
       if (!handler) throw new Error(`api/openapi.yaml's "${op.id}" (${op.method.toUpperCase()} ${op.path}) has no handler`);
       const auth = authenticationOf(deps, op.security);
-      const chain: Middleware[] = [...(auth ? [auth] : []), requestBody, validateInput(op), ...(Array.isArray(handler) ? handler : [handler])];
+      const { guard, handle } = typeof handler === 'object' && !Array.isArray(handler) ? handler : { guard: undefined, handle: handler };
+      const chain: Middleware[] = [...(auth ? [auth] : []), ...(guard ? [guard] : []), requestBody, validateInput(op), ...(Array.isArray(handle) ? handle : [handle])];
       router.register(op.routerPath, [op.method.toUpperCase()], chain, { name: op.id });
     }
   }

@@ -11,7 +11,7 @@ import { applyAction, loanAsOf, type SettleInput } from './actions.ts';
 import { activateAwardTargets, awardTargetsDue } from './award-targets.ts';
 import { draftLoan, loanOf, loanRecord, START_TWAP_DAYS, termsEditable, type Loan, type LoanAction, type LoanRecord } from './loan.ts';
 import { loanTermsOf, type LoanTermsInput } from './terms.ts';
-import type { LoanCaller } from './visibility.ts';
+import { mayLend, type LoanCaller } from './visibility.ts';
 import { DAY_MS } from '../../lib/time.ts';
 
 export const CHANGE_MESSAGES = {
@@ -45,7 +45,7 @@ async function managedLoan(env: LoanEnv, c: LoanCaller, id: number): Promise<{ s
 export function createLoan(env: LoanEnv, c: LoanCaller, input: LoanTermsInput): Promise<Outcome<Loan>> {
   return decide(async () => {
     // A caller with no project (a market maker's member) may never lend: 403, not a field error.
-    if (!c.access.staff && c.access.lendable.size === 0) refuse.forbidden(CHANGE_MESSAGES.notLender);
+    if (!mayLend(c.access)) refuse.forbidden(CHANGE_MESSAGES.notLender);
     const checked = loanTermsOf(input, c);
     if (checked.errors) refuse.fields(checked.errors);
     const { organization, ...terms } = checked.value!;

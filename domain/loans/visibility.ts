@@ -17,6 +17,9 @@ export interface LoanAccess {
   canManage(l: Parties): boolean;
 }
 
+/** Whether the caller may lend at all: staff, or a member of a project that owns an asset. */
+export const mayLend = (a: Pick<LoanAccess, 'staff' | 'lendable'>): boolean => a.staff || a.lendable.size > 0;
+
 export async function loanAccess(src: VisibilitySource, user: User): Promise<LoanAccess> {
   const [mine, { assets }] = await Promise.all([organizationsOf(src, user), src.referenceLists.lists()]);
   const organizations = new Map(mine.map((o) => [o.slug, o]));

@@ -8,6 +8,9 @@ import type { Organization, ReferenceLists } from '../reference/repository.ts';
 import { organizationsOf, type VisibilitySource } from '../reference/visibility.ts';
 import { invites, proposalsUnsealed, type Proposal, type Rfq } from './rfq.ts';
 
+/** Whether the caller may request proposals at all: staff, or a member of a project. */
+export const mayRequestProposals = (a: Pick<RfqAccess, 'staff' | 'projects'>): boolean => a.staff || a.projects.size > 0;
+
 export interface RfqAccess {
   staff: boolean;
   /** The caller's organizations (staff: all), by slug. */

@@ -5,7 +5,7 @@
 // it, so a check and its write see the same versions.
 import { AGREEMENTS_LOCK } from '../agreements/store.ts';
 import { decide, refuse, type FieldErrors, type Outcome } from '../outcome.ts';
-import type { RfqCaller } from './access.ts';
+import { mayRequestProposals, type RfqCaller } from './access.ts';
 import { writeAward, type AwardDeps, type AwardResult } from './award.ts';
 import { applyDueLocked } from './deadlines.ts';
 import { proposalsOfRfq, visibleProposal, visibleRfq } from './reads.ts';
@@ -70,7 +70,7 @@ const checkedOrRefused = <T>(r: { terms: T } | { errors: FieldErrors }): T => ('
 /** A new RFQ, in draft, for an asset of a project the caller manages. */
 export function createRfq(env: RfqEnv, c: RfqCaller, input: RfqInput): Promise<Outcome<Rfq>> {
   return decide(async () => {
-    if (!c.access.staff && c.access.projects.size === 0) refuse.forbidden(RFQ_STATE_MESSAGES.noProjects);
+    if (!mayRequestProposals(c.access)) refuse.forbidden(RFQ_STATE_MESSAGES.noProjects);
     const terms = checkedOrRefused(rfqTermsOf(input, termsContext(c)));
     const owner = c.lists.assets.find((a) => a.symbol === terms.asset)!.owner;
     return env.locks.with(AGREEMENTS_LOCK, async () => {

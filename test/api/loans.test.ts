@@ -164,6 +164,9 @@ describe('loans', function () {
       const m = await post('maker', terms());
       expect(m.status).to.equal(403);
       expect(m.body).to.deep.equal({ detail: CHANGE_MESSAGES.notLender });
+      // Whatever it sends: who may not lend at all is told so before the body is judged (specification 5.4).
+      const bad = await post('maker', { quantity: 0 });
+      expect([bad.status, bad.body]).to.deep.equal([403, { detail: CHANGE_MESSAGES.notLender }]);
     });
 
     it('creates a draft with its history, tranche ids and a null strike for a twap_premium tranche', async () => {

@@ -146,6 +146,9 @@ describe('RFQ', function () {
       expect(other.status).to.equal(400);
       expect(other.body).to.deep.equal({ asset: [RFQ_MESSAGES.asset(w.asset)] });
       expect((await api('maker', 'POST', '/v2/organizations/rfqs/', rfqBody())).status).to.equal(403);
+      // Whatever it sends: who may not request proposals at all is told so before the body is judged (specification 5.4).
+      const badBody = await api('maker', 'POST', '/v2/organizations/rfqs/', { title: '' });
+      expect([badBody.status, badBody.body]).to.deep.equal([403, { detail: RFQ_STATE_MESSAGES.noProjects }]);
     });
 
     it('creates a draft only its project and staff see', async () => {

@@ -5,10 +5,11 @@
 // (domain/loans/commands.ts), and presents the loans with their valuation and KPI; a
 // refusal becomes 404, 403 or 400 (api/http/outcomes.ts).
 import type { Context } from 'koa';
-import { actOnLoan, changeLoan, createLoan, type LoanEnv } from '../../../domain/loans/commands.ts';
+import { actOnLoan, changeLoan, CHANGE_MESSAGES, createLoan, type LoanEnv } from '../../../domain/loans/commands.ts';
 import type { Loan } from '../../../domain/loans/loan.ts';
 import { listLoans, readLoan, valued } from '../../../domain/loans/reads.ts';
-import { loanCallerOf, type LoanCaller } from '../../../domain/loans/visibility.ts';
+import { loanCallerOf, mayLend, type LoanCaller } from '../../../domain/loans/visibility.ts';
+import { forbidden } from '../../http/errors.ts';
 import { assetTwap } from '../../../domain/market/prices.ts';
 import type { ApiDeps } from '../../deps.ts';
 import { authenticate, principalOf } from '../../http/auth.ts';
@@ -45,15 +46,22 @@ export function loanHandlers(deps: ApiDeps): Handlers {
         ctx.body = await paged(await listLoans(deps.agreements, c, q.lists), q, (rows) => present(c, rows));
       },
     ],
-    createLoan: [
-      write,
-      async (ctx) => {
-        const c = await caller(ctx);
-        const loan = valueOf(await createLoan(env, c, ctx.state.body as BodyOf<'createLoan'>));
-        ctx.status = 201;
-        ctx.body = (await present(c, [loan]))[0];
+    createLoan: {
+      // A caller who may not lend at all is told so whatever its body (403 before 400).
+      guard: async (ctx, next) => {
+        if (!mayLend((await caller(ctx)).access)) throw forbidden(CHANGE_MESSAGES.notLender);
+        await next();
       },
-    ],
+      handle: [
+        write,
+        async (ctx) => {
+          const c = await caller(ctx);
+          const loan = valueOf(await createLoan(env, c, ctx.state.body as BodyOf<'createLoan'>));
+          ctx.status = 201;
+          ctx.body = (await present(c, [loan]))[0];
+        },
+      ],
+    },
     getLoan: [
       read,
       async (ctx) => {

@@ -6,7 +6,9 @@
 // (api/http/outcomes.ts).
 import crypto from 'node:crypto';
 import type { Context } from 'koa';
-import { rfqCallerOf, type RfqCaller } from '../../../domain/rfq/access.ts';
+import { mayRequestProposals, rfqCallerOf, type RfqCaller } from '../../../domain/rfq/access.ts';
+import { RFQ_STATE_MESSAGES } from '../../../domain/rfq/rfq.ts';
+import { forbidden } from '../../http/errors.ts';
 import { actOnRfq, awardRfq, changeProposal, changeRfq, createRfq, propose, type RfqEnv } from '../../../domain/rfq/commands.ts';
 import { listProposals, listRfqs, proposalVersions, readProposal, readRfq, rfqVersions } from '../../../domain/rfq/reads.ts';
 import { Faults } from '../../../lib/faults.ts';
@@ -38,15 +40,22 @@ export function rfqHandlers(deps: ApiDeps): Handlers {
         ctx.body = await paged(rows, q, async (page) => page.map((r) => presentRfq(r, c.organizations, c.now)));
       },
     ],
-    createRfq: [
-      write,
-      async (ctx) => {
-        const c = await caller(ctx);
-        const rfq = valueOf(await createRfq(env, c, bodyOf(ctx, 'createRfq')));
-        ctx.status = 201;
-        ctx.body = presentRfq(rfq, c.organizations, c.now);
+    createRfq: {
+      // A caller who may not request proposals at all is told so whatever its body (403 before 400).
+      guard: async (ctx, next) => {
+        if (!mayRequestProposals((await caller(ctx)).access)) throw forbidden(RFQ_STATE_MESSAGES.noProjects);
+        await next();
       },
-    ],
+      handle: [
+        write,
+        async (ctx) => {
+          const c = await caller(ctx);
+          const rfq = valueOf(await createRfq(env, c, bodyOf(ctx, 'createRfq')));
+          ctx.status = 201;
+          ctx.body = presentRfq(rfq, c.organizations, c.now);
+        },
+      ],
+    },
     getRfq: [
       read,
       async (ctx) => {
