@@ -1,6 +1,20 @@
 // The fixed sets of targets (specification 2.4 and 4.9, addendum section 6).
 import { DEFAULT_SESSION_ZONE, GB_METRICS, MM_METRICS, sessionHours, type Session } from '../market/facts.ts';
 
+/** Who manages targets: staff, the caller's projects, the assets they own. */
+export interface TargetManager {
+  staff: boolean;
+  projects: ReadonlySet<string>;
+  owned: ReadonlySet<string>;
+}
+
+/** Whether the caller changes a target (docs/targets.md): a project's `gb` targets, the `mm` targets on the assets it owns; staff all. */
+export const managesTarget = (who: TargetManager, t: { type: string; organization: string; asset: string }): boolean =>
+  who.staff || (t.type === 'gb' ? who.projects.has(t.organization) : who.owned.has(t.asset));
+
+/** Whether the caller sets targets at all: staff, or a member of a project that owns an asset (a market maker's members set none). */
+export const mayManageTargets = (who: Pick<TargetManager, 'staff' | 'owned'>): boolean => who.staff || who.owned.size > 0;
+
 export const TARGET_TYPES = ['gb', 'mm'] as const;
 export type TargetType = (typeof TARGET_TYPES)[number];
 

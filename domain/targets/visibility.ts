@@ -5,7 +5,7 @@
 import type { User } from '../accounts/users.ts';
 import type { Organization } from '../reference/repository.ts';
 import { organizationsOf, type VisibilitySource } from '../reference/visibility.ts';
-import type { TargetType } from './facts.ts';
+import { managesTarget, type TargetType } from './facts.ts';
 
 type Owned = { type: TargetType; organization: string; asset: string };
 
@@ -26,7 +26,7 @@ export async function targetAccess(src: VisibilitySource, user: User): Promise<T
   const makers = new Set(mine.filter((o) => o.kind === 'market_maker').map((o) => o.slug));
   const owned = new Set(assets.filter((a) => projects.has(a.owner)).map((a) => a.symbol));
   const staff = user.is_staff;
-  const manages = (t: Owned) => staff || (t.type === 'gb' ? projects.has(t.organization) : owned.has(t.asset));
+  const manages = (t: Owned) => managesTarget({ staff, projects, owned }, t);
   return {
     staff,
     organizations,

@@ -77,20 +77,27 @@ describe('targets (list, preview, batch)', function () {
       expect(r.body).to.deep.equal({ create_targets: [{}, { metric: ['Not a metric identifier of specification 4.9 (e.g. depth/bid_10bps).'] }] });
       expect((await list('staff')).body.length).to.equal(before);
     });
-    it('deleting an id the caller may not see reads as not found; one it sees but may not change is named', async () => {
+    it('deleting an id the caller may not see reads as not found; a market maker, which sees its targets, changes none', async () => {
       const hidden = await batch('owner', { delete_ids: [ids.other], create_targets: [gb({ metric: 'volume/vwap' })] });
       expect(hidden.body).to.deep.equal({ delete_ids: [BATCH_MESSAGES.notFound(ids.other!)] });
       const unknown = await batch('owner', { delete_ids: [987654321] });
       expect(unknown.body).to.deep.equal({ delete_ids: [BATCH_MESSAGES.notFound(987654321)] });
+      // A market maker sees its own targets but sets none: refused before any id is looked at.
       const maker = await batch('maker', { delete_ids: [ids.mmDepth] });
-      expect(maker.body).to.deep.equal({ delete_ids: [BATCH_MESSAGES.notYours(ids.mmDepth!)] });
+      expect([maker.status, maker.body]).to.deep.equal([403, { detail: TARGET_MESSAGES.notManager }]);
       expect((await list('staff', { target_assets: w.asset, metrics: 'volume/vwap' })).body).to.deep.equal([]);
     });
     it('a market maker may not set targets; a second target of the same key needs the first deleted', async () => {
-      // Acting for an organization whose targets the caller does not manage is refused whole (403), as for loans and RFQs.
-      const maker = await batch('maker', { create_targets: [mm({ metric: 'depth/ask_2bps' })] });
-      expect(maker.status).to.equal(403);
-      expect(maker.body).to.deep.equal({ detail: TARGET_MESSAGES.organization(w.mm) });
+      // A market maker's member sets no targets: refused whole (403) whatever it sends, as for loans and RFQs.
+      for (const body of [{ create_targets: [mm({ metric: 'depth/ask_2bps' })] }, { delete_ids: [], create_targets: [] }, { create_targets: 'nope' }]) {
+        const maker = await batch('maker', body);
+        expect([maker.status, maker.body]).to.deep.equal([403, { detail: TARGET_MESSAGES.notManager }]);
+      }
+      const preview = await call('POST', '/v2/organizations/targets/preview/', { token: tokens.maker, json: { scopes: [{ organization: w.mm, asset: w.asset }] } });
+      expect([preview.status, preview.body]).to.deep.equal([403, { detail: TARGET_MESSAGES.notManager }]);
+      // A project's member acting for an organization it does not manage: the same refusal, naming it.
+      const foreign = await batch('owner2', { create_targets: [gb()] });
+      expect([foreign.status, foreign.body]).to.deep.equal([403, { detail: TARGET_MESSAGES.organization(w.project) }]);
       const again = await batch('owner', { create_targets: [gb()] });
       expect(again.body).to.deep.equal({ create_targets: [{ non_field_errors: [BATCH_MESSAGES.duplicate(ids.volume!)] }] });
       const twice = await batch('owner', { create_targets: [gb({ metric: 'volume/twap' }), gb({ metric: 'volume/twap' })] });

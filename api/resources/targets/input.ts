@@ -13,6 +13,7 @@ import { forbidden, MESSAGES, type FieldErrors } from '../../http/errors.ts';
 
 export const TARGET_MESSAGES = {
   organization: (slug: string) => `"${slug}" is not an organization whose targets you manage.`,
+  notManager: 'Only members of a project organization may set targets.',
   type: (type: TargetType) => `Must be "${type}" for this organization (a market maker's targets are mm, others gb).`,
   asset: (symbol: string) => `"${symbol}" is not an asset of the organization whose targets you manage.`,
   pair: (pair: string, exchange: string) => `"${pair}" on "${exchange}" is not a pair of the asset the organization covers.`,

@@ -8,6 +8,8 @@ import { useMemo, useState } from 'react';
 import { api, unwrap, type QueryOf } from '../../api/client';
 import { LineChart } from '../../charts/line';
 import { useScope } from '../../api/organizations';
+import { useSessionInfo } from '../../api/session-info';
+import { managesTarget } from '../../../../domain/targets/facts.ts';
 import { useSearchParams } from '../../router';
 import { fmtNum, fmtTime } from '../../ui/format';
 import { Panel, QueryState } from '../../ui/query-state';
@@ -115,8 +117,16 @@ type OnSaved = (notice: string, id: number | null) => void;
 
 function TargetDetail({ target, onSaved }: { target: Target; onSaved: OnSaved }) {
   const id = target.id;
-  // Changed by a member of its organization (staff are counted in every one); others only see it.
-  const manages = !!useScope().data?.organizations.some((o) => o.slug === target.organization.slug);
+  // Changed by whom the API lets change it (the domain's rule): a project its gb targets and
+  // the mm targets on its assets, staff all; a market maker only sees its own.
+  const scope = useScope().data;
+  const staff = useSessionInfo().data?.staff ?? false;
+  const manages =
+    !!scope &&
+    managesTarget(
+      { staff, projects: new Set(scope.organizations.filter((o) => o.kind === 'project').map((o) => o.slug)), owned: new Set(scope.projectAssets) },
+      { type: target.type, organization: target.organization.slug, asset: target.asset },
+    );
   const evaluations = useQuery({
     queryKey: ['evaluations', id],
     queryFn: async () => unwrap(await api.GET('/v2/organizations/targets/{id}/evaluations/', { params: { path: { id }, query: { lookback: '1-day' } } })),
