@@ -2,7 +2,7 @@
 // (specification part 5), `Api-Key <key>` where a route lets keys in (addendum section 3),
 // and the local operator's `Ops-Token <secret>` where allowed.
 import crypto from 'node:crypto';
-import type { Middleware } from 'koa';
+import type { Context, Middleware } from 'koa';
 import type { User } from '../../domain/accounts/users.ts';
 import { recordApiKeyUse, verifyApiKey, type ApiKeyScope } from '../auth/api-keys.ts';
 import type { ApiDeps } from '../deps.ts';
@@ -116,3 +116,11 @@ export function principalOf(state: { principal?: Principal }): Principal {
   if (!state.principal) throw notAuthenticated();
   return state.principal;
 }
+
+/** An operation's guard (`Guarded`, api/http/contract.ts): 403 with `message` unless `may` says the caller may use the operation at all. */
+export const allowedIf =
+  (may: (ctx: Context) => Promise<boolean>, message: string): Middleware =>
+  async (ctx, next) => {
+    if (!(await may(ctx))) throw forbidden(message);
+    await next();
+  };

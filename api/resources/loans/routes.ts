@@ -9,10 +9,9 @@ import { actOnLoan, changeLoan, CHANGE_MESSAGES, createLoan, type LoanEnv } from
 import type { Loan } from '../../../domain/loans/loan.ts';
 import { listLoans, readLoan, valued } from '../../../domain/loans/reads.ts';
 import { loanCallerOf, mayLend, type LoanCaller } from '../../../domain/loans/visibility.ts';
-import { forbidden } from '../../http/errors.ts';
 import { assetTwap } from '../../../domain/market/prices.ts';
 import type { ApiDeps } from '../../deps.ts';
-import { authenticate, principalOf } from '../../http/auth.ts';
+import { allowedIf, authenticate, principalOf } from '../../http/auth.ts';
 import { pathId, type BodyOf, type Handlers } from '../../http/contract.ts';
 import { listQuery, paged } from '../../http/list-query.ts';
 import { valueOf } from '../../http/outcomes.ts';
@@ -48,10 +47,7 @@ export function loanHandlers(deps: ApiDeps): Handlers {
     ],
     createLoan: {
       // A caller who may not lend at all is told so whatever its body (403 before 400).
-      guard: async (ctx, next) => {
-        if (!mayLend((await caller(ctx)).access)) throw forbidden(CHANGE_MESSAGES.notLender);
-        await next();
-      },
+      guard: allowedIf(async (ctx) => mayLend((await caller(ctx)).access), CHANGE_MESSAGES.notLender),
       handle: [
         write,
         async (ctx) => {

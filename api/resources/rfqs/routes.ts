@@ -8,12 +8,11 @@ import crypto from 'node:crypto';
 import type { Context } from 'koa';
 import { mayRequestProposals, rfqCallerOf, type RfqCaller } from '../../../domain/rfq/access.ts';
 import { RFQ_STATE_MESSAGES } from '../../../domain/rfq/rfq.ts';
-import { forbidden } from '../../http/errors.ts';
 import { actOnRfq, awardRfq, changeProposal, changeRfq, createRfq, propose, type RfqEnv } from '../../../domain/rfq/commands.ts';
 import { listProposals, listRfqs, proposalVersions, readProposal, readRfq, rfqVersions } from '../../../domain/rfq/reads.ts';
 import { Faults } from '../../../lib/faults.ts';
 import type { ApiDeps } from '../../deps.ts';
-import { authenticate, principalOf } from '../../http/auth.ts';
+import { allowedIf, authenticate, principalOf } from '../../http/auth.ts';
 import { pathId, type BodyOf, type Handlers } from '../../http/contract.ts';
 import { listQuery, paged } from '../../http/list-query.ts';
 import { valueOf } from '../../http/outcomes.ts';
@@ -42,10 +41,7 @@ export function rfqHandlers(deps: ApiDeps): Handlers {
     ],
     createRfq: {
       // A caller who may not request proposals at all is told so whatever its body (403 before 400).
-      guard: async (ctx, next) => {
-        if (!mayRequestProposals((await caller(ctx)).access)) throw forbidden(RFQ_STATE_MESSAGES.noProjects);
-        await next();
-      },
+      guard: allowedIf(async (ctx) => mayRequestProposals((await caller(ctx)).access), RFQ_STATE_MESSAGES.noProjects),
       handle: [
         write,
         async (ctx) => {

@@ -1,10 +1,8 @@
 // The targets resource (specification 4.8, 4.9; addendum sections 3 and 6): the list, the
 // preview, and saving a preview's batch. Reading takes a token or an API key with `metrics:read`; changing
 // targets takes a signed-in member (API keys have no scope for it).
-import type { Middleware } from 'koa';
 import type { Handlers } from '../../http/contract.ts';
-import { principalOf } from '../../http/auth.ts';
-import { forbidden } from '../../http/errors.ts';
+import { allowedIf, principalOf } from '../../http/auth.ts';
 import { targetAccess } from '../../../domain/targets/visibility.ts';
 import { mayManageTargets } from '../../../domain/targets/facts.ts';
 import { TARGET_MESSAGES } from './input.ts';
@@ -17,10 +15,7 @@ import type { TargetServices } from './services.ts';
 
 export function targetHandlers(deps: ApiDeps): Handlers {
   const s: TargetServices = { deps, targets: deps.targets };
-  const mayManage: Middleware = async (ctx, next) => {
-    if (!mayManageTargets(await targetAccess(deps, principalOf(ctx.state).user))) throw forbidden(TARGET_MESSAGES.notManager);
-    await next();
-  };
+  const mayManage = allowedIf(async (ctx) => mayManageTargets(await targetAccess(deps, principalOf(ctx.state).user)), TARGET_MESSAGES.notManager);
   return {
     listTargets: listTargets(s),
     listTargetEvaluations: targetEvaluations(s),
