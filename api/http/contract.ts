@@ -21,7 +21,6 @@ import { badRequest, notFound, unsupportedMediaType, type FieldErrors } from './
 import { itemErrors, toFieldErrors } from './validate.ts';
 
 export type OperationId = keyof operations;
-/** The handler (or handlers, in order) of each operation. */
 /**
  * An operation's handler with a check of whether the caller may use the operation at all,
  * run before its body is read and checked: a caller whose account may not use an endpoint
@@ -31,6 +30,7 @@ export interface Guarded {
   guard: Middleware;
   handle: Middleware | Middleware[];
 }
+/** The handler (or handlers, in order) of each operation, guarded or not. */
 export type Handlers = Partial<Record<OperationId, Middleware | Middleware[] | Guarded>>;
 type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 const METHODS: readonly Method[] = ['get', 'post', 'put', 'patch', 'delete'];
