@@ -88,7 +88,9 @@ export function actOnLoan(env: LoanEnv, c: LoanCaller, id: number, input: { acti
       if (r.error) return 'message' in r.error ? refuse.state(r.error.message) : refuse.fields(r.error.fields);
       const due = current !== stored ? [loanRecord(current, { at: c.now, by: 0 })] : [];
       await env.store.write([...due, loanRecord(r.loan, { at: c.now, by: c.user })]);
-      return awardTargetsDue(r.loan) ? activateAwardTargets({ store: env.store, targets: env.targets, locks: env.locks }, r.loan, c.now, c.user) : r.loan;
+      const done = awardTargetsDue(r.loan) ? await activateAwardTargets({ store: env.store, targets: env.targets, locks: env.locks }, r.loan, c.now, c.user) : r.loan;
+      // Answered as a read at this moment shows it (a loan activated past its last expiry is due); the keeper writes that move.
+      return loanAsOf(done, c.now);
     }),
   );
 }

@@ -387,6 +387,16 @@ describe('loans', function () {
     });
   });
 
+  describe("an action's answer", () => {
+    it('is the loan as a read at that moment shows it: activated past its last expiry, settlement_due', async () => {
+      const made = await post('owner', terms({ tranches: [{ quantity: 1000, strike_basis: 'fixed', strike_price: 1.5, expires_at: iso(start + DAY) }] }));
+      expect(made.status, made.text).to.equal(201);
+      const activated = await act('owner', made.body.id, { action: 'activate' });
+      expect([activated.status, activated.body.status]).to.deep.equal([200, 'settlement_due']);
+      expect(activated.body.status).to.equal((await get('owner', made.body.id)).body.status);
+    });
+  });
+
   describe('loans.events', () => {
     it('the relay publishes each change once, with the version in its id', async () => {
       const { service, kafka, config, log } = testStack();
