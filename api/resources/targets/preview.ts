@@ -90,12 +90,13 @@ export function previewTargets(s: TargetServices) {
         targetErrors.push({ non_field_errors: ['This target is outside every scope of the preview.'] });
         continue;
       }
-      if (posted.has(targetKey(r.target))) {
+      const key = targetKey(r.target);
+      if (posted.has(key)) {
         targetErrors.push({ non_field_errors: [BATCH_MESSAGES.repeated] });
         continue;
       }
-      posted.add(targetKey(r.target));
-      const before = byKey.get(targetKey(r.target));
+      posted.add(key);
+      const before = byKey.get(key);
       // Fields the posted target leaves out keep the existing target's values.
       if (before) {
         for (const f of ['direction', 'active', 'telegram_notifications', 'scaling_enabled', 'scaling_mode', 'scaling_source'] as const) if (x[f] === undefined) (r.target as unknown as Record<string, unknown>)[f] = before[f];

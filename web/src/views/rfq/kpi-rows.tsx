@@ -31,8 +31,8 @@ export const kpisOf = (rows: KpiRow[]) =>
     }),
   }));
 
-/** Where a kept row applies, in words (nothing for every market and hour). */
-function scopeOf(k: KpiRow['kept']): string {
+/** Where a KPI applies, in words (nothing for every market and hour). */
+export function scopeOf(k: Pick<Shown, 'exchange' | 'pair' | 'market_hours'> | undefined): string {
   const where = [k?.exchange, k?.pair].filter(Boolean).join(' ');
   return [where && `on ${where}`, k?.market_hours && `in ${k.market_hours}`].filter(Boolean).join(', ');
 }

@@ -2,13 +2,13 @@
 // to the market makers proposing, so a proposal is written and compared against the asked.
 import type { Schemas } from '../../api/client';
 import { fmtNum, fmtTime, fmtUsd } from '../../ui/format';
+import { scopeOf } from './kpi-rows';
 
 type Rfq = Schemas['Rfq'];
 
 /** A requirement in words: metric, direction and threshold, and where it applies when not everywhere. */
 export function requirementText(k: Schemas['KpiShown']): string {
-  const where = [k.exchange, k.pair].filter(Boolean).join(' ');
-  const scope = [where && `on ${where}`, k.market_hours && `in ${k.market_hours}`].filter(Boolean).join(', ');
+  const scope = scopeOf(k);
   return `${k.metric} ${k.direction === 'above' ? '≥' : '≤'} ${fmtNum(k.threshold)}${scope ? ` (${scope})` : ''}`;
 }
 
