@@ -254,7 +254,7 @@ export async function startService(config: Config, log: Logger, opts: ServiceOpt
     await eventsProducer.connect();
     const events = new KafkaEventPublisher(eventsProducer, topicName(config, 'targets.events'), frameHeader(schemaIds.get('targets.events')!));
     const evaluator = new TargetEvaluator({ ch, targets: new TargetRepository(ch), reference: new ReferenceRepository(ch), events, log: log.child('targets'), now, latenessMs: config.latenessMs, rolledUp: deps.rolledUp });
-    const keeper = new LoanKeeper({ ch, locks: deps.locks, pairs: async () => (await deps.referenceLists.lists()).pairs, log: log.child('loans'), now, rolledUp: deps.rolledUp });
+    const keeper = new LoanKeeper({ ch, locks: deps.locks, pairs: async () => (await deps.referenceLists.lists()).pairs, log: log.child('loans'), now, latenessMs: config.latenessMs, rolledUp: deps.rolledUp });
     const rfqKeeper = new RfqDeadlineKeeper({ ch, locks: deps.locks, log: log.child('rfq'), now });
     const relay = new AgreementEventRelay(
       ch,

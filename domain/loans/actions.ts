@@ -26,7 +26,7 @@ export function applyAction(loan: Loan, action: LoanAction, input: SettleInput, 
   switch (action) {
     case 'activate':
       if (at.now < loan.start_date) return { error: { message: ACTION_MESSAGES.beforeStart(new Date(loan.start_date).toISOString()) } };
-      return { loan: { ...moved(loan, 'active', at.now, at.by), start_twap: at.startTwap } };
+      return { loan: { ...moved(loan, 'active', at.now, at.by), start_twap: at.startTwap, start_twap_at: at.now } };
     case 'cancel':
       return { loan: moved(loan, 'cancelled', at.now, at.by) };
     case 'recall':

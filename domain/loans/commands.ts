@@ -9,10 +9,9 @@ import type { TargetRepository } from '../targets/repository.ts';
 import { decide, refuse, type Outcome } from '../outcome.ts';
 import { applyAction, loanAsOf, type SettleInput } from './actions.ts';
 import { activateAwardTargets, awardTargetsDue } from './award-targets.ts';
-import { draftLoan, loanOf, loanRecord, START_TWAP_DAYS, termsEditable, type Loan, type LoanAction, type LoanRecord } from './loan.ts';
+import { draftLoan, loanOf, loanRecord, startTwapWindow, termsEditable, type Loan, type LoanAction, type LoanRecord } from './loan.ts';
 import { loanTermsOf, type LoanTermsInput } from './terms.ts';
 import { mayLend, type LoanCaller } from './visibility.ts';
-import { DAY_MS } from '../../lib/time.ts';
 
 export const CHANGE_MESSAGES = {
   onlyDraft: (status: string) => `A loan can be changed only in draft; this one is ${status}.`,
@@ -83,7 +82,7 @@ export function actOnLoan(env: LoanEnv, c: LoanCaller, id: number, input: { acti
     env.locks.with(AGREEMENTS_LOCK, async () => {
       const { stored, current } = await managedLoan(env, c, id);
       const startTwap =
-        input.action === 'activate' && current.status === 'draft' && c.now >= current.start_date ? await env.assetTwap(current.asset, current.start_date - START_TWAP_DAYS * DAY_MS, current.start_date) : null;
+        input.action === 'activate' && current.status === 'draft' && c.now >= current.start_date ? await env.assetTwap(current.asset, ...startTwapWindow(current)) : null;
       const r = applyAction(current, input.action, input, { now: c.now, by: c.user, startTwap });
       if (r.error) return 'message' in r.error ? refuse.state(r.error.message) : refuse.fields(r.error.fields);
       const due = current !== stored ? [loanRecord(current, { at: c.now, by: 0 })] : [];

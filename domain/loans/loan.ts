@@ -2,6 +2,7 @@
 // terms, its tranches, the state machine of its actions and the service's own moves.
 // Stored as versioned records (domain/agreements/store.ts, kind 'loan').
 import type { AgreementRecord } from '../agreements/store.ts';
+import { DAY_MS } from '../../lib/time.ts';
 
 export const LOAN_MODELS = ['loan_call_option', 'retainer', 'hybrid'] as const;
 export type LoanModel = (typeof LOAN_MODELS)[number];
@@ -22,6 +23,31 @@ export type LoanAction = (typeof LOAN_ACTIONS)[number];
 export const STRIKE_TWAP_DAYS = 7;
 /** Days before `start_date` whose TWAP is the loan's `start_twap`. */
 export const START_TWAP_DAYS = 7;
+
+/** A tranche's strike window: the 7 days after its disbursement. */
+export const strikeWindow = (t: Tranche): [number, number] => [t.disbursed_at, t.disbursed_at + STRIKE_TWAP_DAYS * DAY_MS];
+
+/** The window of `start_twap`: the 7 days before the start. */
+export const startTwapWindow = (l: LoanTerms): [number, number] => [l.start_date - START_TWAP_DAYS * DAY_MS, l.start_date];
+
+/**
+ * Whether a `twap_premium` strike is due to be fixed: its 7 days have passed and every minute
+ * of them is written. `sealed` is the time before which all minutes are (domain/market/window.ts,
+ * sealedBefore): a strike fixed as soon as the days end would miss the minutes still arriving.
+ */
+export const strikeDue = (t: Tranche, sealed: number): boolean => t.strike_basis === 'twap_premium' && t.strike_price === null && strikeWindow(t)[1] <= sealed;
+
+/**
+ * Whether `start_twap` is due to be recorded again: recorded (at activation) before every
+ * minute of its days was written, and now they are. `sealedAt(t)` is the time before which
+ * all minutes are written at t. A loan recorded before this rule has its activation's time.
+ */
+export function startTwapDue(l: Loan, sealedAt: (t: number) => number, now: number): boolean {
+  if (l.status === 'draft' || l.status === 'cancelled') return false;
+  const recorded = l.start_twap_at ?? l.history.find((h) => h.status === 'active')?.at;
+  const end = startTwapWindow(l)[1];
+  return recorded !== undefined && sealedAt(recorded) < end && end <= sealedAt(now);
+}
 
 export interface Tranche {
   id: number;
@@ -70,6 +96,8 @@ export interface HistoryEntry {
 /** A record's body: the terms and what the service keeps. The id, lender and status are the record's. */
 export interface LoanBody extends LoanTerms {
   start_twap: number | null;
+  /** When `start_twap` was recorded (ms); absent before activation. */
+  start_twap_at?: number;
   history: HistoryEntry[];
   /** The RFQ it was awarded from, or null. */
   rfq: number | null;

@@ -25,13 +25,11 @@ export interface Valuation {
   as_of: number;
 }
 
-const round = (x: number, digits: number) => Number(x.toFixed(digits));
-
 export function valuationOf(loan: Loan, price: number | null, now: number): Valuation {
   const out = tokensOut(loan);
   const tranches = loan.tranches.map((t): TrancheValuation => {
     const intrinsic = t.settlement !== null ? 0 : price === null || t.strike_price === null ? null : Math.max(0, price - t.strike_price) * t.quantity;
-    return { id: t.id, strike_price: t.strike_price, intrinsic_value_usd: intrinsic, days_to_expiry: round(Math.max(0, (t.expires_at - now) / DAY_MS), 2) };
+    return { id: t.id, strike_price: t.strike_price, intrinsic_value_usd: intrinsic, days_to_expiry: Math.max(0, (t.expires_at - now) / DAY_MS) };
   });
   const known = tranches.every((t) => t.intrinsic_value_usd !== null);
   return {

@@ -1,14 +1,17 @@
 // The service's own moves on loans (addendum section 7; docs/loans.md), run every few
 // seconds in the service: an active loan whose last tranche has expired moves to
 // `settlement_due`, and a `twap_premium` tranche's strike is fixed once the 7 days after
-// its disbursement have passed (that TWAP x (1 + premium_pct/100)). Each is a new version
+// its disbursement have passed and their minutes are all written (that TWAP x (1 +
+// premium_pct/100)); a `start_twap` recorded before its days' minutes were all written is
+// recorded again once they are. Each is a new version
 // of the loan, written under the agreements lock (so it cannot interleave with an action),
 // and published by the event relay like any change. A strike whose days had no market data
 // stays null and is tried again on the next run. The KPI targets an RFQ award made with an
 // active loan are switched on if the activation did not finish doing so.
 import { AGREEMENTS_LOCK, AgreementStore } from '../../domain/agreements/store.ts';
 import { settlementDue } from '../../domain/loans/actions.ts';
-import { loanOf, loanRecord, STRIKE_TWAP_DAYS, type Loan, type LoanRecord } from '../../domain/loans/loan.ts';
+import { loanOf, loanRecord, startTwapDue, startTwapWindow, strikeDue, strikeWindow, type Loan, type LoanRecord } from '../../domain/loans/loan.ts';
+import { sealedBefore } from '../../domain/market/window.ts';
 import { assetTwap } from '../../domain/market/prices.ts';
 import { activateAwardTargets, awardTargetsDue } from '../../domain/loans/award-targets.ts';
 import { TargetRepository } from '../../domain/targets/repository.ts';
@@ -18,7 +21,6 @@ import type { Logger } from '../../lib/log.ts';
 import type { RolledUp } from '../../domain/market/repositories/rollup-marks.ts';
 import type { LockSource } from '../../lib/locks.ts';
 import type { PolledJob } from '../shell/poller.ts';
-import { DAY_MS } from '../../lib/time.ts';
 
 export interface KeeperDeps {
   ch: ClickHouse;
@@ -26,12 +28,11 @@ export interface KeeperDeps {
   pairs: () => Promise<readonly Pair[]>;
   log: Logger;
   now: () => number;
+  /** How long after its end a minute may still be written (the processors' lateness). */
+  latenessMs: number;
   /** Before when the hour rows are complete: the process's one reader of the marks. */
   rolledUp: RolledUp;
 }
-
-/** A tranche's strike window: the 7 days after its disbursement. */
-const strikeWindow = (disbursedAt: number): [number, number] => [disbursedAt, disbursedAt + STRIKE_TWAP_DAYS * DAY_MS];
 
 /** Run every few seconds by the service's Poller (processors/shell/poller.ts). */
 export class LoanKeeper implements PolledJob {
@@ -52,7 +53,7 @@ export class LoanKeeper implements PolledJob {
       const pairs = await this.deps.pairs();
       const changed: Loan[] = [];
       for (const loan of loans) {
-        const fixed = await this.fixStrikes(loan, pairs, now);
+        const fixed = await this.fixPrices(loan, pairs, now);
         const due = settlementDue(fixed ?? loan, now);
         const next = due ? { ...due, version: loan.version + 1 } : fixed;
         if (next) changed.push(next);
@@ -66,23 +67,32 @@ export class LoanKeeper implements PolledJob {
     });
   }
 
-  private async fixStrikes(loan: Loan, pairs: readonly Pair[], now: number): Promise<Loan | undefined> {
+  /** The time before which every minute is written, at `t`. */
+  private sealedAt(t: number): number {
+    return sealedBefore({ latenessMs: this.deps.latenessMs, now: () => t });
+  }
+
+  /** The loan with its due strikes fixed and its start_twap recorded again if due; undefined when nothing was. */
+  private async fixPrices(loan: Loan, pairs: readonly Pair[], now: number): Promise<Loan | undefined> {
+    const sealed = this.sealedAt(now);
+    const twap = async (w: [number, number]) => assetTwap(this.deps.ch, loan.asset, pairs, w[0], w[1], await this.deps.rolledUp.through());
     let changed = false;
     const tranches = [];
     for (const t of loan.tranches) {
-      const [from, to] = strikeWindow(t.disbursed_at);
-      if (t.strike_basis !== 'twap_premium' || t.strike_price !== null || now < to) {
+      const price = strikeDue(t, sealed) ? await twap(strikeWindow(t)) : null;
+      if (price === null) {
+        // Not due, or its days had no market data: tried again on the next run.
         tranches.push(t);
         continue;
       }
-      const twap = await assetTwap(this.deps.ch, loan.asset, pairs, from, to, await this.deps.rolledUp.through());
-      if (twap === null) {
-        tranches.push(t);
-        continue;
-      }
-      tranches.push({ ...t, strike_price: twap * (1 + (t.premium_pct ?? 0) / 100) });
+      tranches.push({ ...t, strike_price: price * (1 + (t.premium_pct ?? 0) / 100) });
       changed = true;
     }
-    return changed ? { ...loan, tranches, version: loan.version + 1 } : undefined;
+    let next: Loan = { ...loan, tranches };
+    if (startTwapDue(loan, (t) => this.sealedAt(t), now)) {
+      next = { ...next, start_twap: await twap(startTwapWindow(loan)), start_twap_at: now };
+      changed = true;
+    }
+    return changed ? { ...next, version: loan.version + 1 } : undefined;
   }
 }

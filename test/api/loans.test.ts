@@ -54,12 +54,16 @@ describe('loans', function () {
   const start = Math.floor((now - 2 * DAY) / HOUR) * HOUR + 17 * MINUTE;
   const iso = (ms: number) => new Date(ms).toISOString();
   // A mid for every minute of the last 10 days on both USD pairs, different per pair.
-  const mid = (pair: string, m: number) => (pair === spot ? 2 : 2.5) + ((m / MINUTE) % 97) / 100;
+  // A minute a test writes late has three times its mid, so that it shows in a TWAP.
+  const late = new Set<number>();
+  const mid = (pair: string, m: number) => ((pair === spot ? 2 : 2.5) + ((m / MINUTE) % 97) / 100) * (late.has(m) ? 3 : 1);
+  // Minutes are written up to here (a test writes one more).
+  let writtenTo = now;
   // Minutes that start in [from, to) (rounded up to whole minutes, as the service tiles a window) and were written.
   const twap = (from: number, to: number) => {
     let s = 0;
     let n = 0;
-    const end = Math.min(Math.ceil(to / MINUTE) * MINUTE, now);
+    const end = Math.min(Math.ceil(to / MINUTE) * MINUTE, writtenTo);
     for (let m = Math.ceil(from / MINUTE) * MINUTE; m < end; m += MINUTE) {
       for (const p of [spot, usd]) {
         s += mid(p, m);
@@ -95,7 +99,7 @@ describe('loans', function () {
   const list = (who: string, q: Record<string, string> = {}) => call<Shown[]>('GET', `/v2/organizations/loans/?${new URLSearchParams(q)}`, { token: tokens[who] });
   const keeper = (clock: number) => {
     const { service, log } = testStack();
-    return new LoanKeeper({ ch: service.deps.ch, locks: service.deps.locks, pairs: async () => (await service.deps.referenceLists.lists()).pairs, log, now: () => clock, rolledUp: new RolledUp(new RollupMarks(service.deps.ch), () => clock) });
+    return new LoanKeeper({ ch: service.deps.ch, locks: service.deps.locks, pairs: async () => (await service.deps.referenceLists.lists()).pairs, log, now: () => clock, latenessMs: service.deps.config.latenessMs, rolledUp: new RolledUp(new RollupMarks(service.deps.ch), () => clock) });
   };
   let loan: number;
 
@@ -246,7 +250,7 @@ describe('loans', function () {
       expect(r.body.valuation.tranches[0]!.intrinsic_value_usd).to.be.closeTo(Math.max(0, price - 1.5) * 600, 1e-6);
       // The twap_premium strike is not fixed until the keeper runs.
       expect(r.body.valuation.tranches[1]!.intrinsic_value_usd).to.equal(null);
-      expect(r.body.valuation.tranches[0]!.days_to_expiry).to.be.closeTo(10, 0.02);
+      expect(r.body.valuation.tranches[0]!.days_to_expiry).to.be.closeTo((now + 10 * DAY - asOf) / DAY, 1e-9);
     });
 
     it('the keeper fixes a twap_premium strike once its 7 days have passed, then moves the loan to settlement_due at the last expiry', async () => {
@@ -259,6 +263,38 @@ describe('loans', function () {
       const due = (await get('owner', loan)).body;
       expect(due.status).to.equal('settlement_due');
       expect(due.history.at(-1)).to.deep.include({ status: 'settlement_due', by: 0 });
+    });
+
+    it('a strike, and a start_twap recorded at the start, wait until every minute of their days is written', async () => {
+      const { service } = testStack();
+      const lateness = service.deps.config.latenessMs;
+      // Days ending after the last minute written: the minute from \`now\` is still to arrive.
+      const end = now + MINUTE;
+      const tranche = { quantity: 1000, strike_basis: 'twap_premium', premium_pct: 10, disbursed_at: iso(end - 7 * DAY), expires_at: iso(now + 20 * DAY) };
+      const id = (await post('owner', terms({ start_date: iso(end), tranches: [tranche] }))).body.id;
+      // As activated at its start, before that minute came.
+      const store = new AgreementStore(service.deps.ch);
+      const draft = loanOf((await store.one<LoanRecord['body']>('loan', id))!);
+      const early = twap(end - 7 * DAY, end);
+      await store.write([loanRecord({ ...draft, status: 'active', version: draft.version + 1, start_twap: early, start_twap_at: end, history: [...draft.history, { status: 'active', at: end, by: 0 }] }, { at: end, by: 0 })]);
+      const shown = async () => (await get('owner', id)).body;
+      // Within the lateness of the days' end: neither is touched.
+      expect((await keeper(end + lateness).runOnce()).map((l) => l.id)).to.not.include(id);
+      expect((await shown()).tranches[0]!.strike_price).to.equal(null);
+      const ch = service.deps.ch;
+      late.add(now);
+      writtenTo = now + MINUTE;
+      await ch.insert('book_minutes', [[w.ex, spot], [w.ex2, usd]].map(([ex, p]) => ({ exchange: ex, pair: p, minute: now / 1000, samples: 60, mid: mid(p!, now), closed_at: now + MINUTE })));
+      const all = twap(end - 7 * DAY, end);
+      expect(all - early).to.be.greaterThan(1e-6);
+      // Once it may no longer come: both from every minute of the 7 days, once.
+      expect((await keeper(end + lateness + MINUTE).runOnce()).map((l) => l.id)).to.include(id);
+      const fixed = await shown();
+      expect(fixed.start_twap).to.be.closeTo(all, 1e-9);
+      expect(fixed.tranches[0]!.strike_price).to.be.closeTo(all * 1.1, 1e-9);
+      expect((await keeper(end + lateness + 2 * MINUTE).runOnce()).map((l) => l.id)).to.not.include(id);
+      expect((await shown()).version).to.equal(fixed.version);
+      await act('owner', id, { action: 'recall' });
     });
 
     it('tranches are settled one by one; a settled one is refused again; default ends a due loan', async () => {
@@ -352,10 +388,10 @@ describe('loans', function () {
       expect(defaulted.body.map((l) => l.id)).to.deep.equal([loan]);
       expect((await list('owner', { market_makers: 'nobody' })).body).to.deep.equal([]);
       const all = (await list('owner', { assets: w.asset })).body;
-      expect(all.length).to.equal(5);
-      const paged = await call<{ count: number; page: number; page_size: number; results: Shown[] }>('GET', `/v2/organizations/loans/?assets=${w.asset}&page=2&page_size=3`, { token: tokens.owner });
-      expect(paged.body).to.include({ count: 5, page: 2, page_size: 3 });
-      expect(paged.body.results.map((l) => l.id)).to.deep.equal([all[3]!.id, all[4]!.id]);
+      expect(all.length).to.equal(6);
+      const paged = await call<{ count: number; page: number; page_size: number; results: Shown[] }>('GET', `/v2/organizations/loans/?assets=${w.asset}&page=2&page_size=4`, { token: tokens.owner });
+      expect(paged.body).to.include({ count: 6, page: 2, page_size: 4 });
+      expect(paged.body.results.map((l) => l.id)).to.deep.equal([all[4]!.id, all[5]!.id]);
       expect((await list('owner', { statuses: 'lost' })).status).to.equal(400);
     });
   });
