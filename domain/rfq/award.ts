@@ -14,7 +14,7 @@ import type { AgreementRecord, AgreementStore } from '../agreements/store.ts';
 import type { LockSource } from '../../lib/locks.ts';
 import { draftLoan, loanRecord, type LoanTerms } from '../loans/loan.ts';
 import type { TargetDefinition, TargetRepository } from '../targets/repository.ts';
-import { pairsOf } from './comparison.ts';
+import { asStrict, pairsOf } from './comparison.ts';
 import { LIVE_PROPOSAL, nextProposal, nextRfq, proposalRecord, rfqRecord, type Proposal, type Rfq } from './rfq.ts';
 import { DAY_MS } from '../../lib/time.ts';
 
@@ -98,8 +98,10 @@ export function kpiTargets(rfq: Rfq, p: Proposal): TargetDefinition[] {
         scaling_reference_price: 0,
         market_hours: k.market_hours,
       };
-      // Two KPIs of one key: the later one is the offer's word (validation refuses repeats anyway).
-      out.set(targetKey(t), t);
+      // Two KPIs of one key (one for every pair, a stricter one on an exchange): the strictest,
+      // as the comparison reads the offer (requirementsMet). Validation refuses two directions.
+      const before = out.get(targetKey(t));
+      if (!before || asStrict(t.threshold, before.threshold, t.direction)) out.set(targetKey(t), t);
     }
   }
   return [...out.values()];

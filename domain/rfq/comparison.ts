@@ -48,7 +48,7 @@ export function pairsOf(k: Pick<Kpi, 'exchange' | 'pair'>, rfqPairs: readonly Pa
 }
 
 /** `a` at least as strict as `b` (same direction): above -> a >= b; below -> a <= b. */
-const asStrict = (a: number, b: number, direction: Kpi['direction']) => (direction === 'above' ? a >= b : a <= b);
+export const asStrict = (a: number, b: number, direction: Kpi['direction']) => (direction === 'above' ? a >= b : a <= b);
 
 /**
  * Per requirement: for every RFQ pair it covers, the strictest KPI of the proposal with the

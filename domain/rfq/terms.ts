@@ -10,6 +10,7 @@ import { isTargetMetric, defaultDirection, type Direction, type TargetSession } 
 import type { Organization, ReferenceLists } from '../reference/repository.ts';
 import type { FieldErrors } from '../outcome.ts';
 import type { Kpi, PairRef, ProposalTerms, ProposalTranche, Rfq, RfqTerms } from './rfq.ts';
+import { pairsOf } from './comparison.ts';
 import { parseTimestamp } from '../../schemas/timestamps.ts';
 
 /** A requirement or KPI as posted. */
@@ -65,6 +66,7 @@ export const RFQ_MESSAGES = {
   kpiPair: (p: string) => `"${p}" is not one of the RFQ's pairs on the exchange(s).`,
   metric: (m: string) => `"${m}" is not a metric identifier of mm targets.`,
   repeatedKpi: 'Another item has the same metric, exchange, pair and market hours.',
+  oppositeKpi: (exchange: string, pair: string) => `Another item of the same metric and market hours holds ${pair} on ${exchange} in the other direction.`,
   invited: (s: string) => `"${s}" is not a market-maker organization.`,
   future: 'Must be in the future.',
   model: (models: readonly string[]) => `Not one of the models this RFQ accepts: ${models.join(', ')}.`,
@@ -126,6 +128,13 @@ function kpis(list: readonly KpiInput[] | undefined, scope: { exchanges: readonl
     if (!e.any) {
       const k: Kpi = { metric: x.metric, exchange, pair, threshold: x.threshold, direction: x.direction ?? defaultDirection(x.metric), market_hours: hours };
       if (seen.has(kpiKey(k))) e.add('non_field_errors', RFQ_MESSAGES.repeatedKpi);
+      else {
+        // One market's metric is held one way: a target has one direction (domain/rfq/award.ts).
+        const covered = pairsOf(k, scope.pairs, scope.exchanges);
+        const other = value.find((v) => v.metric === k.metric && v.market_hours === k.market_hours && v.direction !== k.direction);
+        const both = other && covered.find((p) => pairsOf(other, scope.pairs, scope.exchanges).some((q) => q.exchange === p.exchange && q.pair === p.pair));
+        if (both) e.add('non_field_errors', RFQ_MESSAGES.oppositeKpi(both.exchange, both.pair));
+      }
       seen.add(kpiKey(k));
       value.push(k);
     }

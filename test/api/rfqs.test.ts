@@ -360,6 +360,32 @@ describe('RFQ', function () {
       expect(r.body.skipped_targets).to.have.length(1);
       expect(r.body.skipped_targets[0]).to.include({ exchange: w.ex, pair: spot, metric: 'depth/bid_2bps' });
     });
+
+    it('a KPI on every market and another on one make one target a market, the strictest; two directions on one market are refused', async () => {
+      const q = await api('owner', 'POST', '/v2/organizations/rfqs/', rfqBody({ requirements: [{ metric: 'spread/spread_bps', threshold: 20 }] }));
+      await api('owner', 'POST', `/v2/organizations/rfqs/${q.body.id}/actions/`, { action: 'open' });
+      const propose = (kpis: unknown[]) => api('maker2', 'POST', `/v2/organizations/rfqs/${q.body.id}/proposals/`, proposalBody({ kpis }));
+      const opposite = await propose([
+        { metric: 'spread/spread_bps', threshold: 10 },
+        { metric: 'spread/spread_bps', exchange: w.ex, threshold: 15, direction: 'above' },
+      ]);
+      expect(opposite.status).to.equal(400);
+      expect(opposite.body).to.deep.equal({ kpis: [{}, { non_field_errors: [RFQ_MESSAGES.oppositeKpi(w.ex, spot)] }] });
+      const p = await propose([
+        { metric: 'spread/spread_bps', threshold: 10 },
+        { metric: 'spread/spread_bps', exchange: w.ex, threshold: 30 },
+      ]);
+      expect(p.status, p.text).to.equal(201);
+      const compared = await api('owner', 'GET', `/v2/organizations/rfqs/${q.body.id}/proposals/`);
+      const offered = compared.body.find((x: { id: number }) => x.id === p.body.id).requirements_met[0].offered;
+      expect(offered.map((o: { threshold: number }) => o.threshold)).to.deep.equal([10, 10]);
+      const r = await api('owner', 'POST', `/v2/organizations/rfqs/${q.body.id}/award/`, { proposal: p.body.id });
+      expect(r.status, r.text).to.equal(201);
+      expect(r.body.targets.map((t: { exchange: string; threshold: number; direction: string }) => [t.exchange, t.threshold, t.direction]).sort()).to.deep.equal([
+        [w.ex, 10, 'below'],
+        [w.ex2, 10, 'below'],
+      ]);
+    });
   });
 
   describe('the clock', () => {
