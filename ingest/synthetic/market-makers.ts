@@ -86,7 +86,7 @@ export class SyntheticMarketMakers {
       const best = [b.bids[0]?.[0], b.asks[0]?.[0]];
       if (best[0] === undefined || best[1] === undefined) continue;
       // A crossed snapshot has no mid (addendum section 4); its orders still count.
-      const mid = best[0] < best[1] ? (best[0] + best[1]) / 2 : undefined;
+      const mid = best[0] <= best[1] ? (best[0] + best[1]) / 2 : undefined;
       for (const q of this.quoters.get(`${b.exchange}:${b.pair}`) ?? []) {
         const own = (side: Level[]): Level[] => side.slice(0, QUOTED_LEVELS).map(([p, a]) => [p, Number((a * q.share).toPrecision(6))]);
         const o: OwnOrdersMessage = { organization: q.organization, wallet_id: q.walletId, exchange: q.exchange, pair: q.pair, ts: b.ts, bids: own(b.bids), asks: own(b.asks) };

@@ -89,7 +89,8 @@ export function bookMetrics(rawBids: Level[], rawAsks: Level[], usdRate: number 
   if (bids.length === 0 || asks.length === 0) return 'empty-side';
   const bestBid = bids[0]![0];
   const bestAsk = asks[0]![0];
-  if (bestBid >= bestAsk) return 'crossed';
+  // Crossed is a bid above the ask; a locked book (equal best prices) has a mid and a spread of 0.
+  if (bestBid > bestAsk) return 'crossed';
   const mid = (bestBid + bestAsk) / 2;
   const spreadAbs = bestAsk - bestBid;
   // A side that had to be sorted has its steps taken from the sorted copy.

@@ -64,10 +64,13 @@ describe('book metrics (addendum section 4)', () => {
     expect((bookMetrics([[1, 1]], [[2, 1]], 1) as BookMetrics).tick).to.equal(null);
   });
 
-  it('skips an empty side or a crossed book', () => {
+  it('skips an empty side or a crossed book; a locked one is kept, its spread 0 and its best prices at 0 bps', () => {
     expect(bookMetrics([], [[1, 1]], 1)).to.equal('empty-side');
     expect(bookMetrics([[1, 0]], [[2, 1]], 1)).to.equal('empty-side');
-    expect(bookMetrics([[2, 1]], [[2, 1]], 1)).to.equal('crossed');
+    expect(bookMetrics([[2.1, 1]], [[2, 1]], 1)).to.equal('crossed');
+    const locked = bookMetrics([[2, 1], [1.9, 1]], [[2, 3], [2.1, 1]], 1) as BookMetrics;
+    expect(locked).to.include({ mid: 2, spreadAbs: 0, spreadBps: 0 });
+    expect([locked.bidDepth![0], locked.askDepth![0], locked.bidCount[0], locked.askCount[0]]).to.deep.equal([2, 6, 1, 1]);
   });
 
   it('gives the same results into reused arrays, book after book (as the processor reuses them)', () => {
