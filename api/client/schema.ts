@@ -2272,8 +2272,6 @@ export interface operations {
                         samples: number;
                         /** @description Mean mid price. */
                         mid?: number;
-                        first_mid?: number;
-                        last_mid?: number;
                         /** @description Mean. */
                         spread_abs?: number;
                         /** @description Mean. */

@@ -1,6 +1,9 @@
 // One pair's minute of order-book snapshots (addendum section 4): depth, counts, spread,
 // mid and slippage are means over the snapshots; top of book is the last; the maximum
-// spread and the minimum depth at each level decide spread-up and depth-up flags.
+// spread and the minimum depth at each level decide spread-up and depth-up flags. A
+// window's price change is from its first minute's mid to its last's (minute values, as
+// every figure over a window): first_mid and last_mid hold the minute's mid, dated by its
+// first and last snapshot, so that the earliest and latest of them pick those minutes.
 import type { BookMetrics } from '../metrics/book.ts';
 import { LEVELS_BPS, SLIPPAGE_SIZES_USD } from '../../domain/market/facts.ts';
 import type { Accumulator } from '../shell/minute-windows.ts';
@@ -35,9 +38,7 @@ export class BookMinute implements Accumulator<BookMetrics, BookMinuteRow> {
   // First / last mid and the last top of book as plain fields, built into the row's
   // tuples at the end: no arrays per snapshot.
   private firstTs = Infinity;
-  private firstMid = 0;
   private lastTs = -Infinity;
-  private lastMid = 0;
   private topBid = 0;
   private topBidAmount = 0;
   private topAsk = 0;
@@ -62,13 +63,9 @@ export class BookMinute implements Accumulator<BookMetrics, BookMinuteRow> {
   add(m: BookMetrics, ts: number): void {
     this.samples++;
     this.midSum += m.mid;
-    if (ts < this.firstTs) {
-      this.firstTs = ts;
-      this.firstMid = m.mid;
-    }
+    if (ts < this.firstTs) this.firstTs = ts;
     if (ts >= this.lastTs) {
       this.lastTs = ts;
-      this.lastMid = m.mid;
       this.topBid = m.bestBid;
       this.topBidAmount = m.bestBidAmount;
       this.topAsk = m.bestAsk;
@@ -112,11 +109,12 @@ export class BookMinute implements Accumulator<BookMetrics, BookMinuteRow> {
   row(): BookMinuteRow {
     const n = this.samples;
     const d = this.depthSamples;
+    const mid = this.midSum / n;
     return {
       samples: n,
-      mid: this.midSum / n,
-      first_mid: [this.firstTs, this.firstMid],
-      last_mid: [this.lastTs, this.lastMid],
+      mid,
+      first_mid: [this.firstTs, mid],
+      last_mid: [this.lastTs, mid],
       spread_abs: this.spreadAbsSum / n,
       spread_bps: this.spreadBpsSum / n,
       spread_bps_max: this.spreadMax,

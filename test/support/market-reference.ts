@@ -77,8 +77,9 @@ export function windowOf(minutes: Map<number, MinuteRef>, from: number, to: numb
     minutes: per.length,
     samples: per.reduce((n, e) => n + e.mids.length, 0),
     twap: mean(per.map((e) => mean(e.mids))),
-    first_mid: per[0]!.mids[0]!,
-    last_mid: per[per.length - 1]!.mids[per[per.length - 1]!.mids.length - 1]!,
+    // price_change: from the first minute's mid to the last's (addendum 4: window figures are of minute values).
+    first_mid: mean(per[0]!.mids),
+    last_mid: mean(per[per.length - 1]!.mids),
     bid: meanOf((e) => e.bid),
     ask: meanOf((e) => e.ask),
     nbid: meanOf((e) => e.nbid),

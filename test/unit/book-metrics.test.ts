@@ -123,8 +123,9 @@ describe('a book minute', () => {
     const row = acc.row();
     expect(row.samples).to.equal(2);
     expect(row.mid).to.be.closeTo((a.mid + b.mid) / 2, 1e-12);
-    expect(row.first_mid).to.deep.equal([1000, a.mid]);
-    expect(row.last_mid).to.deep.equal([2000, b.mid]);
+    // The minute's mid, dated by its first and last snapshot: a window's price change is from minute mids.
+    expect(row.first_mid).to.deep.equal([1000, row.mid]);
+    expect(row.last_mid).to.deep.equal([2000, row.mid]);
     expect(row.top).to.deep.equal([2000, 100, 1, 100.2, 1]);
     expect(row.spread_bps_max).to.equal(Math.max(a.spreadBps, b.spreadBps));
     expect(row.bid_depth[24]).to.be.closeTo((a.bidDepth![24]! + b.bidDepth![24]!) / 2, 1e-9);

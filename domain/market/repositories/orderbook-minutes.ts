@@ -8,8 +8,6 @@ export interface OrderBookMinute {
   minute: string;
   samples: number;
   mid: number;
-  first_mid: number;
-  last_mid: number;
   spread_abs: number;
   spread_bps: number;
   spread_bps_max: number;
@@ -26,7 +24,7 @@ export class OrderBookMinuteRepository {
   async minutes(q: { exchange: string; pair: string; from: Date; to: Date; limit: number }): Promise<OrderBookMinute[]> {
     const rows = await this.ch.query<OrderBookMinute & { minute_iso: string }>(
       `SELECT exchange, pair, formatDateTime(minute, '%Y-%m-%dT%H:%i:%SZ', 'UTC') AS minute_iso, samples, mid,
-              first_mid.2 AS first_mid, last_mid.2 AS last_mid, spread_abs, spread_bps, spread_bps_max,
+              spread_abs, spread_bps, spread_bps_max,
               top.2 AS best_bid, top.3 AS best_bid_amount, top.4 AS best_ask, top.5 AS best_ask_amount, tick
        FROM book_minutes FINAL
        WHERE exchange = {exchange:String} AND pair = {pair:String}
