@@ -43,11 +43,14 @@ export function timestampSql(w: MarketWindow): { text: string; params: Params } 
   // luxon writes `Z` for a fixed zero offset (UTC itself), `+00:00` for a zone that is at
   // zero only for now (Europe/London in winter).
   const probe = DateTime.fromMillis(0, { zone });
+  // The offset is the local time read as UTC less the instant: the engine's timeZoneOffset
+  // is a day off in zones that once moved across the date line (Pacific/Apia, Kiritimati).
+  const offset = `(toInt64(toUnixTimestamp(toDateTime(formatDateTime(toDateTime(b, {ts_zone:String}), '%Y-%m-%d %H:%i:%S'), 'UTC'))) - toInt64(b))`;
   return {
     text: `concat(formatDateTime(toDateTime(b, {ts_zone:String}), '%Y-%m-%dT%H:%i:%S'),
-    if({ts_fixed_zero:UInt8} = 1, 'Z', concat(if(timeZoneOffset(toDateTime(b, {ts_zone:String})) < 0, '-', '+'),
-      leftPad(toString(intDiv(abs(timeZoneOffset(toDateTime(b, {ts_zone:String}))), 3600)), 2, '0'), ':',
-      leftPad(toString(intDiv(abs(timeZoneOffset(toDateTime(b, {ts_zone:String}))) % 3600, 60)), 2, '0')))) AS \`timestamp\``,
+    if({ts_fixed_zero:UInt8} = 1, 'Z', concat(if(${offset} < 0, '-', '+'),
+      leftPad(toString(intDiv(abs(${offset}), 3600)), 2, '0'), ':',
+      leftPad(toString(intDiv(abs(${offset}) % 3600, 60)), 2, '0')))) AS \`timestamp\``,
     params: { ts_zone: zone, ts_fixed_zero: probe.isOffsetFixed && probe.offset === 0 ? 1 : 0 },
   };
 }
