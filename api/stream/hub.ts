@@ -238,6 +238,21 @@ export class StreamHub {
     await this.admin?.disconnect().catch(() => undefined);
   }
 
+  /**
+   * Whether a position is past the topics' ends in some partition: no position the stream
+   * ever gave (a made-up id). One ahead of what this process has read may be another
+   * process's, so the topics' ends are asked only then.
+   */
+  async pastTheEnd(p: Position): Promise<boolean> {
+    if (notAhead(p, this.position) || !this.admin) return false;
+    const ends: Position = [];
+    for (const base of STREAM_TOPICS) {
+      const offsets = (await this.admin.fetchTopicOffsets(topicName(this.deps.config, base))).sort((a, b) => a.partition - b.partition);
+      for (const o of offsets) ends.push(Number(o.high));
+    }
+    return ends.length !== p.length || p.some((o, i) => o > ends[i]!);
+  }
+
   stats() {
     return { subscribers: this.subscribers.size, events: this.nextSeq - this.head, position: [...this.position], caughtUp: notAhead(this.startEnd, this.position), rechecks: this.rechecks };
   }

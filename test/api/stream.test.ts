@@ -328,7 +328,7 @@ describe('GET /v2/stream/ (server-sent events)', function () {
       }
     });
 
-    it('an id older than what the process keeps, or of another layout: reset, then the stream goes on from now', async () => {
+    it('an id older than what the process keeps, of another layout, or ahead of the topics: reset, then the stream goes on from now', async () => {
       const probe = await open('owner', 'events=target');
       let oldId: string;
       try {
@@ -345,17 +345,24 @@ describe('GET /v2/stream/ (server-sent events)', function () {
         await waitFor('the small ring to catch up', async () => small.hub.stats().caughtUp);
         const c = await open('owner', 'events=target', { 'Last-Event-ID': oldId }, small.api.url);
         const layout = await open('owner', 'events=target', { 'Last-Event-ID': '1:9:0.0.0.0.0.0.0.0.0' }, small.api.url);
+        // The stream's own layout, each partition far past its end.
+        const forged = oldId.replace(/:[^:]+$/, (offsets) => offsets.replace(/[0-9a-z]+/g, 'zzzz'));
+        const ahead = await open('owner', 'events=target', { 'Last-Event-ID': forged }, small.api.url);
         try {
-          for (const x of [c, layout]) await x.until('reset', (y) => y.events.length >= 1);
+          for (const x of [c, layout, ahead]) await x.until('reset', (y) => y.events.length >= 1);
           expect(c.events[0]!.type).to.equal('reset');
           expect(JSON.parse(c.events[0]!.data)).to.have.keys(['reason']);
           expect(layout.events[0]!.type).to.equal('reset');
+          expect(ahead.events[0]!.type).to.equal('reset');
+          expect(JSON.parse(ahead.events[0]!.data).reason).to.match(/ahead/);
           await produceTargets([35].map((id) => targetEvent({ target_id: id })));
-          await c.until('the next change', (y) => y.of('target').length >= 1);
+          for (const x of [c, ahead]) await x.until('the next change', (y) => y.of('target').length >= 1);
           expect(c.of('target').map((d) => d.id)).to.deep.equal([35]);
+          expect(ahead.of('target').map((d) => d.id)).to.deep.equal([35]);
         } finally {
           c.close();
           layout.close();
+          ahead.close();
         }
       } finally {
         await stop(small);

@@ -52,10 +52,16 @@ async function open(deps: ApiDeps, ctx: Context, user: User, holder: TicketHolde
   const audience = await audienceOf(deps, user, query);
   const lastId = ctx.get('Last-Event-ID') || query.last_event_id;
   let resume: number[] | 'other-layout' | undefined;
+  let ahead = false;
   if (lastId) {
     const d = decode(hub.layout, lastId.trim());
     if (d.kind === 'invalid') throw badRequest({ last_event_id: ['Not an event id of this stream.'] });
     resume = d.kind === 'ok' ? d.position : 'other-layout';
+    // Past the topics' ends: waiting for the stream to reach it would hold back every event until then.
+    if (d.kind === 'ok' && (await hub.pastTheEnd(d.position))) {
+      resume = 'other-layout';
+      ahead = true;
+    }
   }
   const res = ctx.res;
   // Koa leaves the answer to us: it stays open, written as events come.
@@ -87,7 +93,10 @@ async function open(deps: ApiDeps, ctx: Context, user: User, holder: TicketHolde
   res.once('close', detach);
   res.write(`retry: ${RETRY_MS}\n\n`);
   if (attached.kind === 'live') res.write(`id: ${attached.id}\n\n`);
-  if (attached.kind === 'reset') res.write(frame('reset', attached.id, JSON.stringify({ reason: 'The events after this id are no longer kept: read the endpoints again.' })));
+  if (attached.kind === 'reset') {
+    const reason = ahead ? 'This id is ahead of every event of the stream: read the endpoints again.' : 'The events after this id are no longer kept: read the endpoints again.';
+    res.write(frame('reset', attached.id, JSON.stringify({ reason })));
+  }
   start();
 }
 
