@@ -17,13 +17,16 @@
 //   the reason, rather than a guess.
 // * presence: what can be said instead of an uptime: the share of the public book's
 //   minutes in which the market maker had priced orders on the pair (any snapshot).
-// * reported-vs-trusted gap: per pair and UTC day where it both reported and was measured.
+// * reported-vs-trusted gap: the reconciliation's comparison (domain/market-makers/reconciliation.ts)
+//   per pair and UTC day, over the metrics where both sides cover the same reported buckets.
 import { TupleParam } from '@clickhouse/client';
 import type { ClickHouse, Params } from '../../lib/clickhouse.ts';
 import { levelIndex, levelName } from '../market/facts.ts';
 import { tile, type Piece } from '../market/window.ts';
 import type { Pair, Wallet } from '../reference/repository.ts';
-import { REPORTED_INTERVALS } from '../market-makers/reported.ts';
+import { reconcile, reconciledMetrics } from '../market-makers/reconciliation.ts';
+import { MarketMakerReadings } from '../market-makers/readings.ts';
+import { marketWindow } from '../market/window.ts';
 import { DEFAULT_TOLERANCE_PCT, differencePct, overstated as overstates, trustedVolume } from '../market-makers/values.ts';
 import { DAY_MS } from '../../lib/time.ts';
 
@@ -71,7 +74,7 @@ export interface TrackRecord {
     volume_trusted: number | null;
     volume_diff_pct: number | null;
     depth_diff_pct: Record<string, number | null>;
-    /** Days on a pair whose reported volume or depth exceeded the measurement by more than the tolerance. */
+    /** Days on a pair whose reported volume or depth exceeded the measurement by more than the tolerance (the reconciliation's flag). */
     overstated_days: number;
     tolerance_pct: number;
   };
@@ -111,7 +114,7 @@ interface VolumeRow {
 /** `levels` must be levels of L. */
 export async function trackRecord(
   ch: ClickHouse,
-  input: { pairs: readonly Pair[]; wallets: readonly Wallet[]; organization: string; now: number; levels: readonly number[]; rolledUpTo: number },
+  input: { pairs: readonly Pair[]; wallets: readonly Wallet[]; organization: string; now: number; levels: readonly number[]; rolledUpTo: number; latenessMs: number },
 ): Promise<TrackRecord> {
   const to = Math.floor(input.now / 60_000) * 60_000;
   const from = to - TRACK_RECORD_DAYS * DAY_MS;
@@ -168,25 +171,19 @@ export async function trackRecord(
   const quotedParams: Params = { ...base(), from: from / 1000, to: to / 1000 };
   const quotedSql = `SELECT exchange, pair, uniqExact(minute) AS minutes FROM trusted_depth_minutes FINAL
     WHERE ${pairWhere} AND ${walletWhere} AND minute >= toDateTime({from:UInt32}, 'UTC') AND minute < toDateTime({to:UInt32}, 'UTC') GROUP BY exchange, pair`;
-  const reportedParams: Params = {
-    organization: input.organization,
-    pairs: pairs.map((p) => new TupleParam([p.exchange, p.pair])),
-    metrics: ['volume/volume', ...depthNames.map((n) => `depth/${n}`)],
-    from: from / 1000,
-    to: to / 1000,
-  };
-  const reportedSql = `SELECT exchange, pair, metric, toString(interval) AS interval, toUnixTimestamp(toStartOfDay(timestamp)) AS day, sum(value) AS total, count() AS n
-    FROM mm_reported FINAL
-    WHERE organization = {organization:String} AND (exchange, pair) IN {pairs:Array(Tuple(String, String))} AND metric IN {metrics:Array(String)}
-      AND timestamp >= toDateTime({from:UInt32}, 'UTC') AND timestamp < toDateTime({to:UInt32}, 'UTC')
-    GROUP BY exchange, pair, metric, interval, day`;
-
-  const [depthRows, volumeRows, marketRows, quotedRows, reportedRows] = await Promise.all([
+  // The reconciliation of these pairs at \`1d\` over the same days: what it compares is the gap.
+  const window = { ...marketWindow('1d', { kind: 'range', from, to }, undefined, input.now, input.rolledUpTo), interval: '1d' as const };
+  const reconciled = reconcile(
+    new MarketMakerReadings(ch),
+    { window, levels, makers: new Map([[input.organization, { pairs: [...pairs] }]]), pairs: [...pairs], wallets: new Map(input.wallets.map((w) => [w.id, w])) },
+    input.latenessMs,
+  );
+  const [depthRows, volumeRows, marketRows, quotedRows, found] = await Promise.all([
     pieces.length ? ch.query<DepthRow>(depthSql, depthParams) : Promise.resolve([]),
     pieces.length ? ch.query<VolumeRow>(volumeSql, volumeParams) : Promise.resolve([]),
     pieces.length ? ch.query<{ exchange: string; pair: string; minutes: string | number }>(marketSql, marketParams) : Promise.resolve([]),
     ch.query<{ exchange: string; pair: string; minutes: string | number }>(quotedSql, quotedParams),
-    ch.query<{ exchange: string; pair: string; metric: string; interval: string; day: string | number; total: number; n: string | number }>(reportedSql, reportedParams),
+    reconciled,
   ]);
 
   const idx = levels.map((l) => levelIndex(l));
@@ -269,27 +266,9 @@ export async function trackRecord(
   record.volume_usd = volumeTotal;
   record.uptime.presence_pct = marketMinutes > 0 ? (100 * quotedMinutes) / marketMinutes : null;
 
-  // Reported per pair, metric and day: from the coarsest interval reported that day (a day
-  // reported daily and hourly is not counted twice); volume a sum, depth a mean.
-  const rank = (interval: string) => {
-    const i = (REPORTED_INTERVALS as readonly string[]).indexOf(interval);
-    return i < 0 ? REPORTED_INTERVALS.length : i;
-  };
-  const reported = new Map<string, { rank: number; total: number; n: number; metric: string }>();
-  for (const r of reportedRows) {
-    const k = key(r.exchange, r.pair, Number(r.day) * 1000, r.metric);
-    const prev = reported.get(k);
-    const rk = rank(r.interval);
-    if (!prev || rk < prev.rank) reported.set(k, { rank: rk, total: Number(r.total), n: Number(r.n), metric: r.metric });
-  }
-  const repValue = (exchange: string, pair: string, day: number, metric: string): number | null => {
-    const x = reported.get(key(exchange, pair, day, metric));
-    if (!x) return null;
-    return metric === 'volume/volume' ? x.total : x.total / x.n;
-  };
-  const days = new Set<string>();
-  for (const c of byWalletDay.values()) days.add(key(c.exchange, c.pair, c.day));
-  for (const k of volumeByPairDay.keys()) days.add(k);
+  // Per reconciled row (a pair's day) and metric whose sides cover the same buckets.
+  const metrics = reconciledMetrics(levels);
+  const depthAt = metrics.map((m) => depthNames.indexOf(m));
   let volR = 0;
   let volT = 0;
   let volN = 0;
@@ -298,36 +277,30 @@ export async function trackRecord(
   const depthN = depthNames.map(() => 0);
   let compared = 0;
   let overstated = 0;
-  const over = (r: number, t: number) => overstates(r, t, GAP_TOLERANCE_PCT);
-  for (const k of days) {
-    const [exchange, pair, dayText] = k.split('\u0000') as [string, string, string];
-    const day = Number(dayText);
+  found.rows.forEach((_, row) => {
     let both = false;
     let flagged = false;
-    const tv = volumeByPairDay.get(k) ?? null;
-    const rv = repValue(exchange, pair, day, 'volume/volume');
-    if (tv !== null && rv !== null) {
+    for (let j = 0; j < found.width; j++) {
+      const k = row * found.width + j;
+      if (found.matched[k] !== 1) continue;
+      const r = found.reported[k]!;
+      const t = found.trusted[k]!;
       both = true;
-      volR += rv;
-      volT += tv;
-      volN++;
-      if (over(rv, tv)) flagged = true;
-    }
-    const td = depthOf([...byWalletDay.values()].filter((c) => c.exchange === exchange && c.pair === pair && c.day === day));
-    if (td) {
-      depthNames.forEach((n, i) => {
-        const rd = repValue(exchange, pair, day, `depth/${n}`);
-        if (rd === null) return;
-        both = true;
-        depthR[i]! += rd;
-        depthT[i]! += td[i]!;
+      if (overstates(r, t, GAP_TOLERANCE_PCT)) flagged = true;
+      if (j === 0) {
+        volR += r;
+        volT += t;
+        volN++;
+      } else {
+        const i = depthAt[j]!;
+        depthR[i]! += r;
+        depthT[i]! += t;
         depthN[i]!++;
-        if (over(rd, td[i]!)) flagged = true;
-      });
+      }
     }
     if (both) compared++;
     if (flagged) overstated++;
-  }
+  });
   const pct = (r: number, t: number, n: number) => (n === 0 ? null : differencePct(r, t));
   record.reported_gap = {
     days_compared: compared,

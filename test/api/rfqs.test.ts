@@ -107,8 +107,10 @@ describe('RFQ', function () {
     // Its own orders: 1,000 USD of bids and 2,000 of asks within 2 bps each minute; 100 USD of fills a minute.
     const depth = (v: number) => LEVELS_BPS.map((l) => (l >= 2 ? v : 0));
     await ch.insert('trusted_depth_minutes', measured.map((m) => ({ exchange: w.ex, pair: spot, wallet_id: wallet, minute: m / 1000, mid: PRICE, bid_depth: depth(1000), ask_depth: depth(2000), closed_at: m + MINUTE })));
-    await ch.insert('trusted_volume_minutes', measured.map((m) => ({ exchange: w.ex, pair: spot, wallet_id: wallet, minute: m / 1000, fills: 1, amount: 50, volume_usd: 100, usd_fills: 1, closed_at: m + MINUTE })));
-    const trustedKeys = measured.map((m) => ({ exchange: w.ex, pair: spot, minute: m }));
+    // And a fill two minutes ago: measured, but after what the last report covers (its push less the lateness).
+    const filled = [...measured, now - 2 * MINUTE];
+    await ch.insert('trusted_volume_minutes', filled.map((m) => ({ exchange: w.ex, pair: spot, wallet_id: wallet, minute: m / 1000, fills: 1, amount: 50, volume_usd: 100, usd_fills: 1, closed_at: m + MINUTE })));
+    const trustedKeys = filled.map((m) => ({ exchange: w.ex, pair: spot, minute: m }));
     await new Rollups(ch, trustedDepth).recompute(trustedKeys);
     await new Rollups(ch, trustedVolume).recompute(trustedKeys);
     // It reported 15,000 of volume (measured: 12,000) and 1,000 of bid depth, on the days of those minutes.
@@ -265,13 +267,15 @@ describe('RFQ', function () {
       expect(t.assets).to.deep.equal([w.asset]);
       expect(t.depth.bid_2bps).to.be.closeTo(1000, 1e-6);
       expect(t.depth.ask_2bps).to.be.closeTo(2000, 1e-6);
-      expect(t.volume_usd).to.be.closeTo(12_000, 1e-6);
+      expect(t.volume_usd).to.be.closeTo(12_100, 1e-6);
       expect(t.spread_bps).to.equal(null);
       expect(t.spread_reason).to.equal(NOT_MEASURED.spread);
       const spotRecord = t.pairs.find((p: { pair: string }) => p.pair === spot);
       expect(spotRecord.quoted_minutes).to.equal(120);
       expect(spotRecord.presence_pct).to.be.closeTo((100 * 120) / spotRecord.market_minutes, 1e-9);
+      // As the reconciliation compares them: each report with the minutes it covers (not the last fill).
       expect(t.reported_gap.volume_diff_pct).to.be.closeTo(25, 1e-6);
+      expect(t.reported_gap.volume_trusted).to.be.closeTo(12_000, 1e-6);
       expect(t.reported_gap.depth_diff_pct.bid_2bps).to.be.closeTo(0, 1e-6);
       expect(t.reported_gap.overstated_days).to.equal(t.reported_gap.days_compared);
       // mm2 has no wallet: nothing measured.

@@ -33,7 +33,7 @@ export async function compareProposals(deps: ApiDeps, q: Rfq, proposals: readonl
     makers.map(async (m) => {
       const org = organizations.get(m) ?? { slug: m, name: m, kind: 'market_maker' as const };
       const scope = scopeOf(org, lists);
-      records.set(m, await trackRecord(deps.ch, { organization: m, pairs: scope.pairs, wallets: wallets.filter((w) => w.organization === m), now, levels, rolledUpTo }));
+      records.set(m, await trackRecord(deps.ch, { organization: m, pairs: scope.pairs, wallets: wallets.filter((w) => w.organization === m), now, levels, rolledUpTo, latenessMs: deps.config.latenessMs }));
     }),
   );
   return proposals.map((p) => {
