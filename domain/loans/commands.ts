@@ -3,6 +3,7 @@
 // or why not (domain/outcome.ts). Every command runs under the agreements lock and reads
 // the loan again inside it, so a change and an action on the same loan cannot both pass
 // their checks against the same version.
+import { isDeepStrictEqual } from 'node:util';
 import { AGREEMENTS_LOCK, type AgreementStore } from '../agreements/store.ts';
 import type { LockSource } from '../../lib/locks.ts';
 import type { TargetRepository } from '../targets/repository.ts';
@@ -64,7 +65,10 @@ export function changeLoan(env: LoanEnv, c: LoanCaller, id: number, input: LoanT
       if (!termsEditable(current.status)) refuse.state(CHANGE_MESSAGES.onlyDraft(current.status));
       const checked = loanTermsOf(input, c, current);
       if (checked.errors) refuse.fields(checked.errors);
-      const next: Loan = { ...current, ...checked.value!, version: current.version + 1 };
+      const changed: Loan = { ...current, ...checked.value! };
+      // A change that changes nothing is no new version (nor an event).
+      if (isDeepStrictEqual(changed, current)) return current;
+      const next: Loan = { ...changed, version: current.version + 1 };
       await env.store.write([loanRecord(next, { at: c.now, by: c.user })]);
       return next;
     }),

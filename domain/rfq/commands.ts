@@ -3,6 +3,7 @@
 // new records or why not (domain/outcome.ts). Every command runs under the agreements lock
 // with the moves the clock has made due written first and the records read again inside
 // it, so a check and its write see the same versions.
+import { isDeepStrictEqual } from 'node:util';
 import { AGREEMENTS_LOCK } from '../agreements/store.ts';
 import { decide, refuse, type FieldErrors, type Outcome } from '../outcome.ts';
 import { mayRequestProposals, type RfqCaller } from './access.ts';
@@ -89,6 +90,8 @@ export function changeRfq(env: RfqEnv, c: RfqCaller, id: number, input: RfqInput
     const { id: _id, organization, status, version, awarded_proposal, loan, history, created_at, ...current } = q;
     const terms = checkedOrRefused(rfqTermsOf(input, termsContext(c), current));
     if (c.lists.assets.find((a) => a.symbol === terms.asset)?.owner !== q.organization) refuse.fields({ asset: [RFQ_STATE_MESSAGES.otherProject(q)] });
+    // A change that changes nothing is no new version (nor an event).
+    if (isDeepStrictEqual({ ...current, ...terms }, current)) return q;
     const next = nextRfq(q, 'draft', c.now, c.user, terms);
     await env.store.write([rfqRecord(next, { at: c.now, by: c.user })]);
     return next;

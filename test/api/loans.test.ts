@@ -213,6 +213,8 @@ describe('loans', function () {
       const r = await patch('owner', loan, { interest_rate_pct: 3 });
       expect(r.status, r.text).to.equal(200);
       expect(r.body.interest_rate_pct).to.equal(3);
+      // A PATCH that changes nothing makes no version.
+      for (const body of [{}, { interest_rate_pct: 3 }]) expect((await patch('owner', loan, body)).body.version).to.equal(r.body.version);
     });
 
     it('an action the status does not allow is a 400 naming the status; an unknown action names the field', async () => {

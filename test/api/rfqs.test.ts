@@ -173,6 +173,8 @@ describe('RFQ', function () {
       const ok = await api('owner', 'PATCH', `/v2/organizations/rfqs/${rfq}/`, { title: 'Listing MM' });
       expect(ok.status, ok.text).to.equal(200);
       expect(ok.body).to.include({ title: 'Listing MM', version: 2, status: 'draft' });
+      // A PATCH that changes nothing makes no version.
+      for (const body of [{}, { title: 'Listing MM' }]) expect((await api('owner', 'PATCH', `/v2/organizations/rfqs/${rfq}/`, body)).body.version).to.equal(2);
       expect((await api('owner2', 'PATCH', `/v2/organizations/rfqs/${rfq}/`, { title: 'x' })).status).to.equal(404);
       expect((await api('owner', 'GET', '/v2/organizations/rfqs/987654321/')).status).to.equal(404);
     });
