@@ -10,7 +10,7 @@ import type { TrustedDepthColumns, TrustedVolumeColumns, WalletKeyColumns } from
 import { familyPartialsSql } from '../market/repositories/partials.ts';
 import { bucketOf, type MarketQuery } from '../market/repositories/stored-rows.ts';
 import type { Range } from '../market/window.ts';
-import { REPORTED_INTERVALS, REPORTED_WRITES_SOURCE, type ReportedInterval } from './reported.ts';
+import { REPORTED_INTERVAL_MS, REPORTED_INTERVALS, REPORTED_WRITES_SOURCE, type ReportedInterval } from './reported.ts';
 import { HOUR_MS } from '../../lib/time.ts';
 import { mapKey } from '../../lib/map-key.ts';
 
@@ -21,7 +21,10 @@ export interface ReportedQuery {
   /** (organization, exchange, pair) whose values may be read. */
   keys: readonly { organization: string; exchange: string; pair: string }[];
   metrics: readonly string[];
-  /** The window's ranges: a value counts when its bucket start lies in one. */
+  /**
+   * The window's ranges. Bucketed, a value counts when its reported bucket reaches into one
+   * and lies within a bucket of the interval in the zone; over `a`, when it starts in one.
+   */
   ranges: readonly Range[];
   /** Bucketed by this interval (values of that interval only); `a`: one bucket per reported interval. */
   interval: Exclude<Interval, 'c'>;
@@ -111,14 +114,22 @@ function reportedFilter(q: ReportedQuery, reaching: boolean, keys: 'exact' | 'ea
     intervals: q.interval === 'a' ? [...REPORTED_INTERVALS] : [q.interval],
     tz: q.zone,
   };
+  // Bucketed (one reported interval, that of the buckets): a report reaching into the window
+  // is its first bucket's, which the window cuts (its row would otherwise read 0).
+  const bucketed = q.interval !== 'a' && !reaching ? REPORTED_INTERVAL_MS[q.interval as ReportedInterval] / 1000 : undefined;
   const ranges = q.ranges.map((r, i) => {
     params[`f${i}`] = Math.floor(r[0] / 1000);
     params[`t${i}`] = Math.ceil(r[1] / 1000);
     const from = reaching
       ? `timestamp >= toDateTime({f${i}:UInt32}, 'UTC') - INTERVAL 1 DAY AND timestamp + toIntervalSecond(${REPORTED_SECONDS_SQL}) > toDateTime({f${i}:UInt32}, 'UTC')`
-      : `timestamp >= toDateTime({f${i}:UInt32}, 'UTC')`;
+      : bucketed !== undefined
+        ? `timestamp > toDateTime({f${i}:UInt32}, 'UTC') - INTERVAL ${bucketed} SECOND`
+        : `timestamp >= toDateTime({f${i}:UInt32}, 'UTC')`;
     return `(${from} AND timestamp < toDateTime({t${i}:UInt32}, 'UTC'))`;
   });
+  // A report counts in a bucket it lies within: a UTC day's report is no day of another zone,
+  // nor a UTC hour's an hour of a zone half an hour off.
+  const fits = bucketed !== undefined ? ` AND ${bucketOf(q.interval as ReportedInterval, 'timestamp')} = ${bucketOf(q.interval as ReportedInterval, `timestamp + INTERVAL ${bucketed - 1} SECOND`)}` : '';
   // `each part`: the keys' organizations, exchanges and pairs each, a superset of the keys
   // the caller narrows itself; each a set of few strings, where a set of (organization,
   // exchange, pair) took a third of the statement (docs/benchmarks.md).
@@ -133,7 +144,7 @@ function reportedFilter(q: ReportedQuery, reaching: boolean, keys: 'exact' | 'ea
     keyFilter = 'organization IN {organizations:Array(String)} AND exchange IN {exchanges:Array(String)} AND pair IN {pairs:Array(String)}';
   }
   const filter = `PREWHERE \`interval\` IN {intervals:Array(Enum8('5m' = 1, '1h' = 2, '1d' = 3))} AND (${ranges.join(' OR ')})
-    WHERE ${keyFilter} AND metric IN {metrics:Array(String)}`;
+    WHERE ${keyFilter} AND metric IN {metrics:Array(String)}${fits}`;
   return { params, filter };
 }
 

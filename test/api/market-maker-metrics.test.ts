@@ -10,6 +10,7 @@ import { testStack } from '../support/stack.ts';
 
 const DAY = 86_400_000;
 const HOUR = 3_600_000;
+const MINUTE = 60_000;
 const iso = (ms: number) => new Date(ms).toISOString().replace('.000Z', 'Z');
 type Row = Record<string, unknown> & { organization: { slug: string; name: string }; pair: string; exchange: string; asset: string };
 
@@ -186,6 +187,24 @@ describe('market-maker metrics (summary, trusted depth, reported volume, reconci
     const bad = await get('staff', VOLUME, { interval: '1m' });
     expect(bad.status).to.equal(400);
     expect(bad.body).to.have.property('interval');
+  });
+
+  it('reported volume: a window starting inside a bucket shows that bucket\'s report; a report counts in the bucket of the zone it lies within', async () => {
+    const usdRows = async (q: Record<string, string>) => (await get('staff', VOLUME, { organizations: w.mm, ...q })).body.filter((x) => x.pair === usd).map((x) => [x.timestamp, x.volume]);
+    // From 10:30: the 10:00 hour is the window's first bucket, and its report is there.
+    expect(await usdRows({ interval: '1h', time_start: iso(D + 10 * HOUR + 30 * MINUTE), time_end: iso(D + 12 * HOUR) })).to.deep.equal([
+      [iso(D + 10 * HOUR), 250],
+      [iso(D + 11 * HOUR), 0],
+    ]);
+    // Days of New York are no UTC days: the daily report lies in none of them, and the pair,
+    // with no reported volume in any bucket, has no rows.
+    expect(await usdRows({ interval: '1d' })).to.deep.equal([[iso(D), 400]]);
+    expect(await usdRows({ interval: '1d', market_hours_timezone: 'America/New_York' })).to.deep.equal([]);
+    // Hours of Kolkata start at half past a UTC hour: an hourly report lies in none of them.
+    expect(await usdRows({ interval: '1h', market_hours_timezone: 'Asia/Kolkata', time_start: iso(D + 9 * HOUR), time_end: iso(D + 14 * HOUR) })).to.deep.equal([]);
+    // New York hours are whole UTC hours: they hold the hourly reports.
+    const nyHours = await usdRows({ interval: '1h', market_hours_timezone: 'America/New_York', time_start: iso(D + 10 * HOUR), time_end: iso(D + 13 * HOUR) });
+    expect(nyHours.map(([, v]) => v)).to.deep.equal([250, 0, 150]);
   });
 
   it('reconciliation: flags the report that exceeds the measurement, not the honest one', async () => {

@@ -43,23 +43,23 @@ const STORED: Record<Exclude<Table, 'open'>, { start: string; block: string }> =
  * The bucket of a row from its start `t` (DateTime, UTC), as epoch seconds, in zone {tz}.
  * Sub-day buckets are counted from local midnight.
  */
-const subDay = (seconds: number) =>
-  `toUnixTimestamp(toStartOfDay(t, {tz:String})) + intDiv(toUnixTimestamp(t) - toUnixTimestamp(toStartOfDay(t, {tz:String})), ${seconds}) * ${seconds}`;
-const BUCKET_EXPR: Record<Exclude<Interval, 'a' | 'c'>, string> = {
-  '1m': 'toUnixTimestamp(t)',
+const subDay = (seconds: number) => (t: string) =>
+  `toUnixTimestamp(toStartOfDay(${t}, {tz:String})) + intDiv(toUnixTimestamp(${t}) - toUnixTimestamp(toStartOfDay(${t}, {tz:String})), ${seconds}) * ${seconds}`;
+const BUCKET_EXPR: Record<Exclude<Interval, 'a' | 'c'>, (t: string) => string> = {
+  '1m': (t) => `toUnixTimestamp(${t})`,
   '5m': subDay(300),
   '15m': subDay(900),
   '30m': subDay(1800),
   '1h': subDay(3600),
   '4h': subDay(14400),
-  '1d': 'toUnixTimestamp(toStartOfDay(t, {tz:String}))',
-  '1w': 'toUnixTimestamp(toDateTime(toMonday(t, {tz:String}), {tz:String}))',
-  '1M': 'toUnixTimestamp(toDateTime(toStartOfMonth(t, {tz:String}), {tz:String}))',
+  '1d': (t) => `toUnixTimestamp(toStartOfDay(${t}, {tz:String}))`,
+  '1w': (t) => `toUnixTimestamp(toDateTime(toMonday(${t}, {tz:String}), {tz:String}))`,
+  '1M': (t) => `toUnixTimestamp(toDateTime(toStartOfMonth(${t}, {tz:String}), {tz:String}))`,
 };
 
-/** The bucket start (epoch s, in zone {tz:String}) of a time `t`, for the fixed intervals. */
-export function bucketOf(interval: Exclude<Interval, 'a' | 'c'>): string {
-  return BUCKET_EXPR[interval];
+/** The bucket start (epoch s, in zone {tz:String}) of a time `t` (an SQL expression, the column `t` by default), for the fixed intervals. */
+export function bucketOf(interval: Exclude<Interval, 'a' | 'c'>, t = 't'): string {
+  return BUCKET_EXPR[interval](t);
 }
 
 /** The values every stored-row read binds: the pairs and the bucket zone. */
@@ -113,7 +113,7 @@ export function storedRows(
         ? '0'
         : q.interval === 'c'
           ? `{${k}_bucket:Array(UInt32)}[arrayFirstIndex((f, e) -> t >= f AND t < e, {${k}_from:Array(DateTime('UTC'))}, {${k}_to:Array(DateTime('UTC'))})]`
-          : BUCKET_EXPR[q.interval];
+          : bucketOf(q.interval);
     const keys = (opts.keys ?? []).map((c) => `${c}, `).join('');
     parts.push({
       table,
