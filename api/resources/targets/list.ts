@@ -96,7 +96,9 @@ export function listTargets(s: TargetServices) {
     const sign = direction === 'desc' ? -1 : 1;
     rows.sort((a, b) => {
       const [x, y] = [key(a), key(b)];
-      const c = typeof x === 'number' && typeof y === 'number' ? x - y : String(x).localeCompare(String(y));
+      // Text in code-point order, as every other list's (a locale's collation puts ACME_PERP/USDT before ACME/USD).
+      const [u, v] = [String(x), String(y)];
+      const c = typeof x === 'number' && typeof y === 'number' ? x - y : u < v ? -1 : u > v ? 1 : 0;
       return sign * c || a.id - b.id;
     });
 
