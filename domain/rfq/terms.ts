@@ -131,8 +131,9 @@ function kpis(list: readonly KpiInput[] | undefined, scope: { exchanges: readonl
       else {
         // One market's metric is held one way: a target has one direction (domain/rfq/award.ts).
         const covered = pairsOf(k, scope.pairs, scope.exchanges);
-        const other = value.find((v) => v.metric === k.metric && v.market_hours === k.market_hours && v.direction !== k.direction);
-        const both = other && covered.find((p) => pairsOf(other, scope.pairs, scope.exchanges).some((q) => q.exchange === p.exchange && q.pair === p.pair));
+        const opposite = value.filter((v) => v.metric === k.metric && v.market_hours === k.market_hours && v.direction !== k.direction);
+        const held = opposite.flatMap((v) => pairsOf(v, scope.pairs, scope.exchanges));
+        const both = covered.find((p) => held.some((q) => q.exchange === p.exchange && q.pair === p.pair));
         if (both) e.add('non_field_errors', RFQ_MESSAGES.oppositeKpi(both.exchange, both.pair));
       }
       seen.add(kpiKey(k));

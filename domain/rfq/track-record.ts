@@ -171,7 +171,7 @@ export async function trackRecord(
   const quotedParams: Params = { ...base(), from: from / 1000, to: to / 1000 };
   const quotedSql = `SELECT exchange, pair, uniqExact(minute) AS minutes FROM trusted_depth_minutes FINAL
     WHERE ${pairWhere} AND ${walletWhere} AND minute >= toDateTime({from:UInt32}, 'UTC') AND minute < toDateTime({to:UInt32}, 'UTC') GROUP BY exchange, pair`;
-  // The reconciliation of these pairs at \`1d\` over the same days: what it compares is the gap.
+  // The reconciliation of these pairs at `1d` over the same days: what it compares is the gap.
   const window = { ...marketWindow('1d', { kind: 'range', from, to }, undefined, input.now, input.rolledUpTo), interval: '1d' as const };
   const reconciled = reconcile(
     new MarketMakerReadings(ch),

@@ -270,7 +270,7 @@ describe('loans', function () {
     it('a strike, and a start_twap recorded at the start, wait until every minute of their days is written', async () => {
       const { service } = testStack();
       const lateness = service.deps.config.latenessMs;
-      // Days ending after the last minute written: the minute from \`now\` is still to arrive.
+      // Days ending after the last minute written: the minute from `now` is still to arrive.
       const end = now + MINUTE;
       const tranche = { quantity: 1000, strike_basis: 'twap_premium', premium_pct: 10, disbursed_at: iso(end - 7 * DAY), expires_at: iso(now + 20 * DAY) };
       const id = (await post('owner', terms({ start_date: iso(end), tranches: [tranche] }))).body.id;
