@@ -117,19 +117,23 @@ function reportedFilter(q: ReportedQuery, reaching: boolean, keys: 'exact' | 'ea
   // Bucketed (one reported interval, that of the buckets): a report reaching into the window
   // is its first bucket's, which the window cuts (its row would otherwise read 0).
   const bucketed = q.interval !== 'a' && !reaching ? REPORTED_INTERVAL_MS[q.interval as ReportedInterval] / 1000 : undefined;
+  if (bucketed !== undefined) {
+    params.reported_seconds = bucketed;
+    params.reported_last = bucketed - 1;
+  }
   const ranges = q.ranges.map((r, i) => {
     params[`f${i}`] = Math.floor(r[0] / 1000);
     params[`t${i}`] = Math.ceil(r[1] / 1000);
     const from = reaching
       ? `timestamp >= toDateTime({f${i}:UInt32}, 'UTC') - INTERVAL 1 DAY AND timestamp + toIntervalSecond(${REPORTED_SECONDS_SQL}) > toDateTime({f${i}:UInt32}, 'UTC')`
       : bucketed !== undefined
-        ? `timestamp > toDateTime({f${i}:UInt32}, 'UTC') - INTERVAL ${bucketed} SECOND`
+        ? `timestamp > toDateTime({f${i}:UInt32}, 'UTC') - toIntervalSecond({reported_seconds:UInt32})`
         : `timestamp >= toDateTime({f${i}:UInt32}, 'UTC')`;
     return `(${from} AND timestamp < toDateTime({t${i}:UInt32}, 'UTC'))`;
   });
   // A report counts in a bucket it lies within: a UTC day's report is no day of another zone,
   // nor a UTC hour's an hour of a zone half an hour off.
-  const fits = bucketed !== undefined ? ` AND ${bucketOf(q.interval as ReportedInterval, 'timestamp')} = ${bucketOf(q.interval as ReportedInterval, `timestamp + INTERVAL ${bucketed - 1} SECOND`)}` : '';
+  const fits = bucketed !== undefined ? ` AND ${bucketOf(q.interval as ReportedInterval, 'timestamp')} = ${bucketOf(q.interval as ReportedInterval, 'timestamp + toIntervalSecond({reported_last:UInt32})')}` : '';
   // `each part`: the keys' organizations, exchanges and pairs each, a superset of the keys
   // the caller narrows itself; each a set of few strings, where a set of (organization,
   // exchange, pair) took a third of the statement (docs/benchmarks.md).
