@@ -348,8 +348,13 @@ export class MarketMakerMetrics {
   }
 
   /**
-   * reported over a window read as one bucket (`a`), where a bucket holds every reported
-   * bucket of the window: grouped in the engine, each key's latest push by argMax.
+   * reported over a window read as one bucket (`a`): per market maker, pair and metric, the
+   * reports starting in the window tiled coarsest first (a day's report where there is one;
+   * in a day without, its hours'; in an hour without either, its 5-minute reports), so a day
+   * reported at several intervals counts once and a day reported only hourly still counts.
+   * Volume is the tiles' sum; depth their mean weighted by length (in 5-minute units), so a
+   * day's value weighs as its 288 five minutes. One row per pair, labelled with the coarsest
+   * interval in it. Grouped in the engine, each key's latest push by argMax.
    */
   private async reportedGrouped(q: ReportedQuery): Promise<ReportedBucket[]> {
     if (q.keys.length === 0 || q.metrics.length === 0 || q.ranges.length === 0) return [];
@@ -360,18 +365,25 @@ export class MarketMakerMetrics {
     // compared as the enum it is stored as, and each bucket's sums and counts come as
     // (metric position, sum, count), the metric's name not written in every row.
     const rows = await this.ch.queryBinary<Omit<ReportedBucket, 'sums' | 'counts'> & { cells: [number, number, number | string][] }>(
-      `SELECT organization, any(asset) AS asset, exchange, pair, toString(\`interval\`) AS \`interval\`, b, groupArray((m, s, n)) AS cells
+      `SELECT organization, any(asset) AS asset, exchange, pair, toString(max(e)) AS \`interval\`, 0 AS b, groupArray((m, s, n)) AS cells
        FROM (
-         SELECT organization, any(asset) AS asset, exchange, pair, \`interval\`, 0 AS b, indexOf({metrics:Array(String)}, metric) AS m, sum(v) AS s, count() AS n
+         SELECT organization, any(asset) AS asset, exchange, pair, max(\`interval\`) AS e, indexOf({metrics:Array(String)}, metric) AS m,
+           if(metric = 'volume/volume', sum(v), sum(v * w)) AS s, if(metric = 'volume/volume', count(), sum(w)) AS n
          FROM (
-           SELECT organization, exchange, pair, \`interval\`, metric, timestamp AS t, asset, argMax(value, (pushed_at, seq)) AS v
-           FROM mm_reported
-           ${filter}
-           GROUP BY organization, exchange, pair, \`interval\`, metric, t, asset
+           SELECT *, multiIf(\`interval\` = '5m', 1, \`interval\` = '1h', 12, 288) AS w,
+             max(\`interval\` = '1d') OVER (PARTITION BY organization, exchange, pair, metric, toStartOfDay(t, 'UTC')) AS has_day,
+             max(\`interval\` = '1h') OVER (PARTITION BY organization, exchange, pair, metric, toStartOfHour(t, 'UTC')) AS has_hour
+           FROM (
+             SELECT organization, exchange, pair, \`interval\`, metric, timestamp AS t, asset, argMax(value, (pushed_at, seq)) AS v
+             FROM mm_reported
+             ${filter}
+             GROUP BY organization, exchange, pair, \`interval\`, metric, t, asset
+           )
          )
-         GROUP BY organization, exchange, pair, \`interval\`, b, m
+         WHERE \`interval\` = '1d' OR (NOT has_day AND (\`interval\` = '1h' OR NOT has_hour))
+         GROUP BY organization, exchange, pair, metric
        )
-       GROUP BY organization, exchange, pair, \`interval\`, b`,
+       GROUP BY organization, exchange, pair`,
       params,
     );
     return rows.map((r) => {

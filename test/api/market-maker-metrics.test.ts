@@ -202,6 +202,25 @@ describe('market-maker metrics (summary, trusted depth, reported volume, reconci
     expect(await usdRows({ interval: '1d', market_hours_timezone: 'America/New_York' })).to.deep.equal([]);
     // Hours of Kolkata start at half past a UTC hour: an hourly report lies in none of them.
     expect(await usdRows({ interval: '1h', market_hours_timezone: 'Asia/Kolkata', time_start: iso(D + 9 * HOUR), time_end: iso(D + 14 * HOUR) })).to.deep.equal([]);
+    // `a` tiles the window coarsest first: the day D by its daily report (its hours' reports in
+    // it not again), the day before, reported only hourly, by its hour.
+    const pushed = await call('POST', '/v2/organizations/reported-metrics/', {
+      token: tokens.maker,
+      json: [
+        report(w.mm, w.asset, w.ex2, usd, 'volume/volume', 30, '1h', D - 2 * HOUR),
+        report(w.mm, w.asset, w.ex2, usd, 'depth/bid_100bps', 600, '1h', D - 2 * HOUR),
+        report(w.mm, w.asset, w.ex2, usd, 'depth/bid_100bps', 900, '1d', D),
+        report(w.mm, w.asset, w.ex2, usd, 'depth/bid_100bps', 5, '1h', D + 10 * HOUR),
+      ],
+    });
+    expect(pushed.status, pushed.text).to.equal(202);
+    const wide = { interval: 'a', time_start: iso(D - 3 * HOUR), time_end: iso(D + DAY) };
+    await waitFor('the hourly report of the day before', async () => (await usdRows(wide)).some(([, v]) => v === 430), 30_000);
+    // Depth: the mean of the tiles weighted by their length, an hour as 12 five minutes and a day as 288.
+    const summary = await get('staff', SUMMARY, { ...wide, bps: '100', organizations: w.mm });
+    const reported = summary.body.find((x) => x.pair === usd && !x.is_trusted)!;
+    expect(reported.volume).to.equal(430);
+    expect(reported.bid_100bps).to.be.closeTo((12 * 600 + 288 * 900) / 300, 1e-9);
     // New York hours are whole UTC hours: they hold the hourly reports.
     const nyHours = await usdRows({ interval: '1h', market_hours_timezone: 'America/New_York', time_start: iso(D + 10 * HOUR), time_end: iso(D + 13 * HOUR) });
     expect(nyHours.map(([, v]) => v)).to.deep.equal([250, 0, 150]);
