@@ -48,7 +48,11 @@ export interface ReportedValuesOf {
   pushedAt: number;
 }
 
-/** Reported values of one organization, pair, reported interval and bucket: sums and counts per metric. */
+/**
+ * Reported values of one organization, pair, reported interval and bucket: sums and counts
+ * per metric. Over `a` the interval is the coarsest of the window's tiles, and a depth's sum
+ * and count are weighted by the tiles' length in five minutes (a mean over them is sum / count).
+ */
 export interface ReportedBucket {
   organization: string;
   asset: string;

@@ -135,9 +135,10 @@ describe('mm.reported processor', function () {
     const q = { keys: [{ organization: w.mm, exchange: w.ex, pair }], metrics: [metric], ranges: [[H, H + HOUR]] as [number, number][], interval: '1h' as const, zone: 'UTC' };
     const read = await metrics.reported(q);
     expect(read.map((r) => [r.b, r.sums.get(metric), r.counts.get(metric)])).to.deep.equal([[H / 1000, 2, 1]]);
-    // Over `a` (every reported bucket of the window in one, grouped in the engine) the same.
+    // Over `a` (every reported bucket of the window in one, grouped in the engine) the same,
+    // the depth weighted by its length: an hour as 12 five minutes.
     const whole = await metrics.reported({ ...q, interval: 'a' });
-    expect(whole.map((r) => [r.b, r.interval, r.sums.get(metric), r.counts.get(metric)])).to.deep.equal([[0, '1h', 2, 1]]);
+    expect(whole.map((r) => [r.b, r.interval, r.sums.get(metric), r.counts.get(metric)])).to.deep.equal([[0, '1h', 2 * 12, 12]]);
     // The reconciliation's read: the bucket holds the key twice, so it is read again, latest push per key.
     const buckets = await metrics.reportedBuckets(q);
     expect(buckets.map((r) => [r.start, r.pushedAt, [...r.values]])).to.deep.equal([[H, at, [2]]]);
