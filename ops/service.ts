@@ -35,6 +35,7 @@ import { UserRepository, withoutHash } from '../domain/accounts/users.ts';
 import { SHARED_READS, SharedReads } from '../lib/shared-reads.ts';
 import { derivativesConsumer } from '../processors/derivatives/processor.ts';
 import { QuoteRates } from '../domain/market/prices.ts';
+import { QuoteMidRepository } from '../domain/market/repositories/quote-mids.ts';
 import { Faults } from '../lib/faults.ts';
 import { orderBookConsumer } from '../processors/orderbook/processor.ts';
 import { KnownPairs, KnownWallets } from '../processors/reference-cache.ts';
@@ -214,6 +215,8 @@ export async function startService(config: Config, log: Logger, opts: ServiceOpt
   if (opts.processors ?? true) {
     // One rate table for all: trades are converted with the mids the books report.
     const rates = new QuoteRates();
+    // Where the last run left off: the messages read again are converted as the first time.
+    rates.load(await new QuoteMidRepository(ingestCh, now).recent(rates.keeps));
     const faults = new Faults(config.faults, ingestCh);
     // Written minutes, told to the event stream (api/stream/).
     minutesProducer = createProducer(kafka);

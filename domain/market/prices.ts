@@ -26,25 +26,156 @@ export const isUsdQuoted = (pair: string): boolean => USD_QUOTES.has(splitPair(p
 /** The pairs whose mids price an asset in USD. */
 export const usdPairsOf = (asset: string, pairs: readonly Pair[]): Pair[] => pairs.filter((p) => p.asset === asset && isUsdQuoted(p.pair));
 
-/** The quote rates a process has seen: each pair's latest mid makes its base convertible. */
-export class QuoteRates {
-  private readonly mids = new Map<string, number>();
+/** One mid of a source pair (<QUOTE>/USDT or <QUOTE>/USD) at its snapshot's event time. */
+export interface QuoteMid {
+  exchange: string;
+  pair: string;
+  ts: number;
+  mid: number;
+}
 
-  /** Records a pair's mid: X/USDT and X/USD make X convertible. */
-  observe(pair: string, mid: number): void {
-    // As splitPair, without its object: this runs for every snapshot.
-    const i = pair.indexOf('/');
-    if (i < 0) return;
-    const quote = pair.slice(i + 1);
-    if (quote === 'USDT' || quote === 'USD') this.mids.set(pair.slice(0, i), mid);
+/** A source pair's mids, oldest first. */
+interface Source {
+  ts: number[];
+  mid: number[];
+}
+
+/**
+ * The quote rates a process has seen, by event time: a value at time t is converted with
+ * the latest mid of a source pair at or before t, whatever order the topics' partitions were
+ * read in (a replay, a partition behind another). `through(quote)` says how far its sources
+ * have been seen, so a message newer than that can wait for its rate
+ * (processors/market/windowed-pipeline.ts). Each source pair's mids are kept for `keepMs`
+ * of event time behind its newest, and the last one before that.
+ */
+export class QuoteRates {
+  /** Per currency, its sources by `exchange:pair`. */
+  private readonly sources = new Map<string, Map<string, Source>>();
+  /** Quote currencies of the known pairs that need a rate, with whether a source pair is known; none: every currency (tests). */
+  private needed: Map<string, boolean> | undefined;
+
+  /** Mids observed here and not yet saved (takeUnsaved); none when this table does not save. */
+  private unsaved: QuoteMid[] | undefined;
+
+  constructor(private readonly keepMs = 6 * 3_600_000) {}
+
+  /** From now on, keeps every mid observed for takeUnsaved: the table of the process that reads the books, whose mids are saved (quote_mids) for a restart to load. */
+  saving(): this {
+    this.unsaved ??= [];
+    return this;
   }
 
-  /** USD per unit of the pair's quote currency, or null when unknown. */
-  rate(pair: string): number | null {
+  takeUnsaved(): QuoteMid[] {
+    const out = this.unsaved ?? [];
+    if (this.unsaved) this.unsaved = [];
+    return out;
+  }
+
+  /** The known pairs, as `exchange:pair` keys: only their quote currencies' sources are kept. */
+  learnPairs(keys: Iterable<string>): void {
+    const pairs = [...keys].map((k) => splitPair(k.slice(k.indexOf(':') + 1)));
+    const needed = new Map<string, boolean>();
+    for (const { quote } of pairs) if (quote !== '' && !USD_QUOTES.has(quote)) needed.set(quote, false);
+    for (const { base, quote } of pairs) if ((quote === 'USDT' || quote === 'USD') && needed.has(base)) needed.set(base, true);
+    this.needed = needed;
+  }
+
+  /** Records a pair's mid at event time `ts`: X/USDT and X/USD make X convertible. Whether it was kept. */
+  observe(pair: string, mid: number, ts: number, exchange = ''): boolean {
+    if (!this.record(pair, mid, ts, exchange)) return false;
+    this.unsaved?.push({ exchange, pair, ts, mid });
+    return true;
+  }
+
+  /** Mids saved before (QuoteMidRepository.recent), oldest first: kept as observed, not saved again. */
+  load(mids: readonly QuoteMid[]): void {
+    for (const m of mids) this.record(m.pair, m.mid, m.ts, m.exchange);
+  }
+
+  /** How much event time behind a source's newest mid is kept. */
+  get keeps(): number {
+    return this.keepMs;
+  }
+
+  private record(pair: string, mid: number, ts: number, exchange: string): boolean {
+    // As splitPair, without its object: this runs for every snapshot.
+    const i = pair.indexOf('/');
+    if (i < 0) return false;
+    const quote = pair.slice(i + 1);
+    if (quote !== 'USDT' && quote !== 'USD') return false;
+    const currency = pair.slice(0, i);
+    if (this.needed && !this.needed.has(currency)) return false;
+    let of = this.sources.get(currency);
+    if (!of) this.sources.set(currency, (of = new Map()));
+    const key = `${exchange}:${pair}`;
+    let s = of.get(key);
+    if (!s) of.set(key, (s = { ts: [], mid: [] }));
+    const n = s.ts.length;
+    if (n === 0 || s.ts[n - 1]! <= ts) {
+      s.ts.push(ts);
+      s.mid.push(mid);
+      if (n > 1024 && s.ts[0]! < ts - 2 * this.keepMs) prune(s, ts - this.keepMs);
+    } else {
+      // Out of order within its pair: after the mids of the same time, as if seen last.
+      const at = upperBound(s.ts, ts);
+      s.ts.splice(at, 0, ts);
+      s.mid.splice(at, 0, mid);
+    }
+    return true;
+  }
+
+  /** USD per unit of the pair's quote currency at event time `ts`, or null when unknown. */
+  rate(pair: string, ts: number): number | null {
     const i = pair.indexOf('/');
     const quote = i < 0 ? '' : pair.slice(i + 1);
     if (USD_QUOTES.has(quote)) return 1;
-    return this.mids.get(quote) ?? null;
+    const of = this.sources.get(quote);
+    if (!of) return null;
+    let bestTs = -Infinity;
+    let best: number | null = null;
+    // Sources in the order first seen; at one time the first source's mid counts.
+    for (const s of of.values()) {
+      const at = upperBound(s.ts, ts) - 1;
+      if (at >= 0 && s.ts[at]! > bestTs) {
+        bestTs = s.ts[at]!;
+        best = s.mid[at]!;
+      }
+    }
+    return best;
+  }
+
+  /** How far (event time) the sources of a pair's quote currency have been seen: a message of the pair newer than this may not have its rate yet. +Infinity when it needs none or has no known source. */
+  through(pair: string): number {
+    const i = pair.indexOf('/');
+    const quote = i < 0 ? '' : pair.slice(i + 1);
+    if (USD_QUOTES.has(quote)) return Infinity;
+    if (this.needed && !this.needed.get(quote)) return Infinity;
+    const of = this.sources.get(quote);
+    if (!of) return this.needed ? -Infinity : Infinity;
+    let newest = -Infinity;
+    for (const s of of.values()) newest = Math.max(newest, s.ts[s.ts.length - 1] ?? -Infinity);
+    return newest;
+  }
+}
+
+/** The first index whose time is after `ts`. */
+function upperBound(ts: readonly number[], t: number): number {
+  let lo = 0;
+  let hi = ts.length;
+  while (lo < hi) {
+    const m = (lo + hi) >>> 1;
+    if (ts[m]! <= t) lo = m + 1;
+    else hi = m;
+  }
+  return lo;
+}
+
+/** Drops the mids before `from`, but the last of them (the rate at `from`). */
+function prune(s: Source, from: number): void {
+  const drop = upperBound(s.ts, from) - 1;
+  if (drop > 0) {
+    s.ts.splice(0, drop);
+    s.mid.splice(0, drop);
   }
 }
 

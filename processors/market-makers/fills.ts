@@ -55,7 +55,8 @@ export function fillsSpec(rates: QuoteRates, wallets: KnownWallets): WindowSpec<
     validate: validateFill,
     series: (msg) => String(msg.wallet_id),
     admit: walletCheck(wallets),
-    compute: (msg) => ok({ walletId: msg.wallet_id, id: String(msg.id), price: msg.price, amount: msg.amount, usdRate: rates.rate(msg.pair) }),
+    rates,
+    compute: (msg, ts) => ok({ walletId: msg.wallet_id, id: String(msg.id), price: msg.price, amount: msg.amount, usdRate: rates.rate(msg.pair, ts) }),
     create: () => new FillMinute(),
   };
 }

@@ -73,7 +73,8 @@ export function ownOrdersSpec(rates: QuoteRates, wallets: KnownWallets): WindowS
     validate: validateOwnOrders,
     series: (msg) => String(msg.wallet_id),
     admit: walletCheck(wallets),
-    compute: (msg) => ok({ walletId: msg.wallet_id, bids: msg.bids, asks: msg.asks, usdRate: rates.rate(msg.pair) }),
+    rates,
+    compute: (msg, ts) => ok({ walletId: msg.wallet_id, bids: msg.bids, asks: msg.asks, usdRate: rates.rate(msg.pair, ts) }),
     create: () => new OwnOrderMinute(),
   };
 }

@@ -14,6 +14,7 @@ import type { Faults } from '../../lib/faults.ts';
 import { isFamily, type MinuteTable } from '../../domain/market/families/family.ts';
 import { MinuteRepository } from '../../domain/market/repositories/minutes.ts';
 import { Rollups } from '../../domain/market/repositories/rollups.ts';
+import { QuoteMidRepository } from '../../domain/market/repositories/quote-mids.ts';
 import { RollupMarks } from '../../domain/market/repositories/rollup-marks.ts';
 import { SealedRollups } from './sealed-rollups.ts';
 import type { MinuteEvents, MinuteValues } from './minute-events.ts';
@@ -48,6 +49,8 @@ export interface MarketProcessor<Msg extends MarketMessage, In, Row extends obje
   derived?: readonly Derived[];
   /** The values of its written minutes the event stream shows (with deps.minuteEvents). */
   streamed?: MinuteValues<Row>;
+  /** Saves the mids its spec's rate table sees (the books' processor: QuoteMidRepository). */
+  savesQuoteMids?: boolean;
 }
 
 export function marketConsumer<Msg extends MarketMessage, In, Row extends object>(
@@ -73,7 +76,8 @@ export function marketConsumer<Msg extends MarketMessage, In, Row extends object
     faults: deps.faults,
     now: deps.now,
     events: deps.minuteEvents && p.streamed ? { publisher: deps.minuteEvents, values: p.streamed } : undefined,
-    preparer: deps.prepareInHelper && p.spec.packing ? new Preparer({ topic: p.topic, ownSchemaId: deps.registry.schemaIds.get(p.topic) }, (pair, mid) => deps.rates.observe(pair, mid)) : undefined,
+    preparer: deps.prepareInHelper && p.spec.packing ? new Preparer({ topic: p.topic, ownSchemaId: deps.registry.schemaIds.get(p.topic) }, (m) => deps.rates.observe(m.pair, m.mid, m.ts, m.exchange)) : undefined,
+    quoteMids: p.savesQuoteMids ? new QuoteMidRepository(deps.ch, deps.now) : undefined,
   });
   return new BatchConsumer(
     kafka,

@@ -1,7 +1,9 @@
 // The helper thread of processors/market/prepare.ts: for each batch of values, the steps
 // up to compute of the processor's own spec, with a rate table of its own whose
-// observations go back with the batch.
+// observations go back with the batch. A pair quoted in another currency than USD is left to
+// the consumer's thread, where it can wait for its rate.
 import { parentPort, workerData } from 'node:worker_threads';
+import { isUsdQuoted } from '../../domain/market/prices.ts';
 import { frameOf } from '../../lib/schema-registry.ts';
 import { parseTimestamp } from '../../schemas/timestamps.ts';
 import { orderBookSpec } from '../orderbook/processor.ts';
@@ -16,10 +18,9 @@ const port = parentPort!;
 /** Observes only the known pairs' mids: an unknown pair's message is dead-lettered before compute. */
 class KnownRates extends ObservedRates {
   known = new Set<string>();
-  exchange = '';
 
-  override observe(pair: string, mid: number): void {
-    if (this.known.has(KnownPairs.key(this.exchange, pair))) super.observe(pair, mid);
+  override observe(pair: string, mid: number, ts: number, exchange = ''): boolean {
+    return this.known.has(KnownPairs.key(exchange, pair)) && super.observe(pair, mid, ts, exchange);
   }
 }
 const rates = new KnownRates();
@@ -59,7 +60,8 @@ function prepare(bytes: Buffer, ends: Uint32Array): PreparedBatch {
     const msg = data as MarketMessage;
     const ts = parseTimestamp(msg.ts);
     if (ts === undefined) continue;
-    rates.exchange = msg.exchange;
+    // A pair quoted in another currency waits for its rate on the consumer's thread (WindowedPipeline).
+    if (!isUsdQuoted(msg.pair)) continue;
     const computed = spec.compute(data, ts);
     batch.exchanges[i] = msg.exchange;
     batch.pairs[i] = msg.pair;
@@ -78,7 +80,10 @@ function prepare(bytes: Buffer, ends: Uint32Array): PreparedBatch {
 
 port.on('message', (req: PrepareRequest) => {
   try {
-    if (req.known) rates.known = new Set(req.known);
+    if (req.known) {
+      rates.known = new Set(req.known);
+      rates.learnPairs(req.known);
+    }
     const batch = prepare(Buffer.from(req.bytes), req.ends);
     port.postMessage({ id: req.id, batch } satisfies PrepareReply, [batch.kinds.buffer, batch.ts.buffer, batch.values.buffer] as ArrayBuffer[]);
   } catch (e) {

@@ -10,7 +10,7 @@
 // compute: it is told the known pairs whenever they were loaded again.
 import type { KafkaMessage } from 'kafkajs';
 import { Worker } from 'node:worker_threads';
-import { QuoteRates } from '../../domain/market/prices.ts';
+import { QuoteRates, type QuoteMid } from '../../domain/market/prices.ts';
 import type { BaseTopic } from '../../lib/kafka.ts';
 import type { Outcome } from '../shell/outcome.ts';
 
@@ -26,8 +26,8 @@ export interface PreparedBatch {
   ts: Float64Array;
   /** `width` numbers a message. */
   values: Float64Array;
-  /** Mids the helper's rate table observed, in order (QuoteRates.observe). */
-  mids: [string, number][];
+  /** Mids the helper's rate table kept, in order (QuoteRates.observe). */
+  mids: QuoteMid[];
 }
 
 export interface PrepareInit {
@@ -46,18 +46,19 @@ export interface PrepareRequest {
 
 export type PrepareReply = { id: number; batch: PreparedBatch } | { id: number; error: string } | { ready: true };
 
-/** A rate table that keeps what it observed until taken. */
+/** A rate table that keeps what it observed until taken, for another thread's table. */
 export class ObservedRates extends QuoteRates {
-  observed = new Map<string, number>();
+  private observed: QuoteMid[] = [];
 
-  override observe(pair: string, mid: number): void {
-    super.observe(pair, mid);
-    this.observed.set(pair, mid);
+  override observe(pair: string, mid: number, ts: number, exchange = ''): boolean {
+    if (!super.observe(pair, mid, ts, exchange)) return false;
+    this.observed.push({ exchange, pair, ts, mid });
+    return true;
   }
 
-  take(): [string, number][] {
-    const out = [...this.observed];
-    this.observed.clear();
+  take(): QuoteMid[] {
+    const out = this.observed;
+    this.observed = [];
     return out;
   }
 }
@@ -74,8 +75,8 @@ export class Preparer {
 
   constructor(
     private readonly init: PrepareInit,
-    /** Told every mid the helper's rate table observed, in order, before the batch is handled. */
-    private readonly observe: (pair: string, mid: number) => void,
+    /** Told every mid the helper's rate table kept, in order, before the batch is handled. */
+    private readonly observe: (mid: QuoteMid) => void,
   ) {}
 
   /** `known`: the known pairs' keys, when they changed since the last call. */
@@ -131,7 +132,7 @@ export class Preparer {
       const w = this.waiting.get(r.id);
       this.waiting.delete(r.id);
       if ('batch' in r) {
-        for (const [pair, mid] of r.batch.mids) this.observe(pair, mid);
+        for (const m of r.batch.mids) this.observe(m);
         w?.resolve(r.batch);
       }
       else w?.reject(new Error(r.error));

@@ -3,6 +3,7 @@
 // thread's reports.
 import type { MessagePort } from 'node:worker_threads';
 import type { Config } from '../../lib/config.ts';
+import type { QuoteMid } from '../../domain/market/prices.ts';
 import type { BaseTopic, ConsumerStats } from '../../lib/kafka.ts';
 
 export interface ThreadInit {
@@ -22,7 +23,7 @@ export type ThreadRequest = { type: 'start' | 'stop' | 'refresh-known'; id: numb
 export type ThreadReport =
   | { type: 'ready' }
   | { type: 'done'; id: number; error?: string }
-  | { type: 'stats'; stats: ConsumerStats; mids: [string, number][] }
+  | { type: 'stats'; stats: ConsumerStats; mids: QuoteMid[] }
   | { type: 'batch'; firstBatchAt: number; endedAt: number; stats: ConsumerStats }
   | { type: 'log'; level: 'debug' | 'info' | 'warn' | 'error'; name: string; msg: string; fields?: Record<string, unknown> };
 

@@ -12,6 +12,7 @@ import { createKafka, createProducer, topicName } from '../../lib/kafka.ts';
 import type { Logger } from '../../lib/log.ts';
 import { frameHeader, openSchemaRegistry } from '../../lib/schema-registry.ts';
 import { ReferenceRepository } from '../../domain/reference/repository.ts';
+import { QuoteMidRepository } from '../../domain/market/repositories/quote-mids.ts';
 import { orderBookConsumer } from '../orderbook/processor.ts';
 import { KnownPairs } from '../reference-cache.ts';
 import { MinuteEvents } from './minute-events.ts';
@@ -43,6 +44,8 @@ const log = relayedLogger('');
 const now = Date.now;
 const ch = relayedClickHouse(init.ch);
 const rates = new ObservedRates();
+// Where the last run left off: the messages read again are converted as the first time.
+rates.load(await new QuoteMidRepository(ch, now).recent(rates.keeps));
 const known = new KnownPairs(new ReferenceRepository(ch), now);
 const faults = new Faults(init.faults.spec, ch, init.faults.counters);
 const registry = await openSchemaRegistry(init.config, 'mm-service');

@@ -135,7 +135,7 @@ export class ThreadedConsumer {
         break;
       }
       case 'stats':
-        for (const [pair, mid] of r.mids) this.opts.rates.observe(pair, mid);
+        for (const m of r.mids) this.opts.rates.observe(m.pair, m.mid, m.ts, m.exchange);
         this.counted(r.stats);
         break;
       case 'log':

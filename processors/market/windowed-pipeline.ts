@@ -6,9 +6,12 @@ import type { KafkaMessage } from 'kafkajs';
 import { describeErrors, type Timestamp, type ValidateFunction } from '../../schemas/index.ts';
 import type { KnownPairs } from '../reference-cache.ts';
 import type { Pipeline } from '../shell/batch-consumer.ts';
-import { MinuteWindows, type Accumulator, type ClosedMinute } from '../shell/minute-windows.ts';
+import { MinuteWindows, type Accumulator, type ClosedMinute, type Hold } from '../shell/minute-windows.ts';
+import { splitPair, type QuoteRates } from '../../domain/market/prices.ts';
+import type { QuoteMidRepository } from '../../domain/market/repositories/quote-mids.ts';
+import { mapKey } from '../../lib/map-key.ts';
 import type { Decoded, ValueDecoder } from '../shell/decode-value.ts';
-import { deadLetter, type Outcome } from '../shell/outcome.ts';
+import { deadLetter, ok, type Outcome } from '../shell/outcome.ts';
 import { parseTimestamp } from '../../schemas/timestamps.ts';
 import { noFaults, type Faults } from '../../lib/faults.ts';
 import type { MinuteRepository } from '../../domain/market/repositories/minutes.ts';
@@ -35,6 +38,8 @@ export interface WindowSpec<Msg extends MarketMessage, In, Row extends object> {
   series?(msg: Msg): string;
   /** A check of the message against reference data beyond its pair (a wallet and its organization). */
   admit?(msg: Msg): Outcome<void> | Promise<Outcome<void>>;
+  /** The rate table compute converts quote currencies with: a message whose rate is not known yet waits for it (WindowedPipeline). */
+  rates?: QuoteRates;
   /** Turns a valid message into what its minute accumulates (or skips / dead-letters it).
    * The value is added to its minute (or dropped) before compute is called again, so it
    * may share memory with the next call's. */
@@ -51,6 +56,21 @@ export interface Packing<In> {
   /** The value at `at`; may share memory with the next read's (as compute's). */
   read(from: Float64Array, at: number): In;
 }
+
+/** A message that waits for its quote rate, holding the commit point at its offset. */
+interface Waiting<Msg> {
+  data: Msg;
+  ts: number;
+  partition: number;
+  offset: string;
+  hold: Hold;
+}
+
+/** The longest a message waits for its quote rate while the rate's sources stand still. */
+const MAX_WAIT_MS = 30_000;
+
+/** Counted as handled: its minute takes it once its rate is known. */
+const WAITING: Outcome<void> = Object.freeze(ok(undefined));
 
 /** A prepared batch's outcomes of compute by message, looked up once per batch. */
 const outcomesOf = new WeakMap<PreparedBatch, Map<number, Outcome<unknown>>>();
@@ -86,9 +106,13 @@ export class WindowedPipeline<Msg extends MarketMessage, In, Row extends object>
       events?: { publisher: MinuteEvents; values: MinuteValues<Row> };
       /** Runs the steps up to compute in a helper thread (the spec's packing is how values come back). */
       preparer?: Preparer;
+      /** Where the mids the spec's rate table saw are saved at each flush (the books' pipeline). */
+      quoteMids?: QuoteMidRepository;
     },
   ) {
     this.windows = new MinuteWindows({ latenessMs: deps.latenessMs, create: spec.create, now: deps.now });
+    // Under the lateness: a live minute closes by the wall clock at its end plus the lateness.
+    this.waitMs = Math.min(MAX_WAIT_MS, deps.latenessMs / 2);
     if (deps.preparer && (!spec.packing || spec.admit || spec.series)) throw new Error('only a spec with packing and without series or admit can be prepared in a helper thread');
     const preparer = deps.preparer;
     if (preparer) {
@@ -99,6 +123,7 @@ export class WindowedPipeline<Msg extends MarketMessage, In, Row extends object>
         if (known.loads === 0) await known.refresh();
         const changed = known.loads !== told ? known.keys() : undefined;
         told = known.loads;
+        this.learn();
         return preparer.prepare(messages, changed);
       };
     }
@@ -160,12 +185,90 @@ export class WindowedPipeline<Msg extends MarketMessage, In, Row extends object>
   }
 
   private add(data: Msg, ts: number, message: KafkaMessage, partition: number): Outcome<void> {
-    const computed = this.spec.compute(data, ts);
-    if (computed.kind !== 'ok') return computed;
-    return this.windows.accept(data.exchange, data.pair, ts, computed.value, partition, message.offset, this.spec.series?.(data) ?? '');
+    const series = this.spec.series?.(data) ?? '';
+    if (this.spec.rates && this.mustWait(data, ts, series)) {
+      const refused = this.windows.check(data.exchange, data.pair, ts, partition, message.offset, series);
+      if (refused) return refused;
+      const k = mapKey(data.exchange, data.pair, series);
+      let queue = this.waiting.get(k);
+      if (!queue) this.waiting.set(k, (queue = []));
+      queue.push({ data, ts, partition, offset: message.offset, hold: this.windows.hold(partition, message.offset) });
+      this.windows.wait(data.exchange, data.pair, series, partition);
+      return WAITING;
+    }
+    return this.computeAndAccept(data, ts, partition, message.offset, series);
   }
 
+  private computeAndAccept(data: Msg, ts: number, partition: number, offset: string, series: string): Outcome<void> {
+    const computed = this.spec.compute(data, ts);
+    if (computed.kind !== 'ok') return computed;
+    return this.windows.accept(data.exchange, data.pair, ts, computed.value, partition, offset, series);
+  }
+
+  /** Gives the spec's rate table the known pairs whenever they were loaded again. */
+  private learn(): void {
+    const { known } = this.deps;
+    if (this.spec.rates && known.loads !== this.learned) {
+      this.learned = known.loads;
+      this.spec.rates.learnPairs(known.keys());
+    }
+  }
+
+  /**
+   * Whether a message of a pair quoted in another currency waits for its rate: the sources of
+   * its quote currency have not been seen up to its time yet (a partition read ahead of
+   * theirs, a restart), and were seen moving within the last `waitMs`; or its pair has
+   * messages waiting, which it keeps in order behind.
+   */
+  private mustWait(data: Msg, ts: number, series: string): boolean {
+    if (this.waiting.size > 0 && this.waiting.has(mapKey(data.exchange, data.pair, series))) return true;
+    this.learn();
+    const through = this.spec.rates!.through(data.pair);
+    return through < ts && !this.sourceQuiet(data.pair, through);
+  }
+
+  /** Whether the sources of the pair's quote currency stood still at `through` for `waitMs`: no use waiting for them. */
+  private sourceQuiet(pair: string, through: number): boolean {
+    const now = (this.deps.now ?? Date.now)();
+    const quote = splitPair(pair).quote;
+    const seen = this.sourceSeen.get(quote);
+    if (!seen || seen.through !== through) {
+      this.sourceSeen.set(quote, { through, since: now });
+      return this.waitMs === 0;
+    }
+    return now - seen.since >= this.waitMs;
+  }
+
+  /** Hands the waiting messages whose rate has come (or whose sources went quiet) to their minutes, in order per pair. */
+  private release(): void {
+    if (this.waiting.size === 0) return;
+    const rates = this.spec.rates!;
+    for (const [k, queue] of this.waiting) {
+      let i = 0;
+      for (; i < queue.length; i++) {
+        const w = queue[i]!;
+        const through = rates.through(w.data.pair);
+        if (through < w.ts && !this.sourceQuiet(w.data.pair, through)) break;
+        this.windows.release(w.hold);
+        const series = this.spec.series?.(w.data) ?? '';
+        this.windows.unwait(w.data.exchange, w.data.pair, series);
+        // Checked when it began to wait, and no minute of its pair closed since (MinuteWindows.wait).
+        this.computeAndAccept(w.data, w.ts, w.partition, w.offset, series);
+      }
+      if (i === queue.length) this.waiting.delete(k);
+      else if (i > 0) queue.splice(0, i);
+    }
+  }
+
+  /** Messages waiting for their quote rate (mustWait), by pair and series. */
+  private waiting = new Map<string, Waiting<Msg>[]>();
+  /** Per quote currency, how far its sources were seen and since when (the service's clock). */
+  private readonly sourceSeen = new Map<string, { through: number; since: number }>();
+  private learned = -1;
+  private readonly waitMs: number;
+
   async flush(processed: Map<number, bigint>): Promise<void> {
+    this.release();
     if (this.retry) {
       await this.write(this.retry);
       this.windows.persisted(this.retry, new Map());
@@ -178,6 +281,8 @@ export class WindowedPipeline<Msg extends MarketMessage, In, Row extends object>
       this.retry = closed;
       throw e;
     }
+    // The mids seen up to this progress, before it: a restart reads on from there (QuoteRates).
+    if (this.deps.quoteMids && this.spec.rates) await this.deps.quoteMids.insert(this.spec.rates.takeUnsaved());
     await this.deps.repo.saveProgress(this.deps.groupId, this.deps.topic, processed);
     this.windows.persisted(closed, processed);
     // After the minutes are on record: a failed seal keeps its keys and is tried at the next flush.
@@ -221,15 +326,23 @@ export class WindowedPipeline<Msg extends MarketMessage, In, Row extends object>
     }
     const [closed, progress] = await Promise.all([repo.lastMinutes(), repo.progress(groupId, topic)]);
     this.windows.load(closed, progress);
+    this.waiting = new Map();
     await this.deps.sealed?.load();
     await this.deps.preparer?.open();
   }
 
   forget(partition: number): void {
+    for (const [k, queue] of this.waiting) {
+      const kept = queue.filter((w) => w.partition !== partition);
+      for (const w of queue) if (w.partition === partition) this.windows.release(w.hold);
+      if (kept.length === 0) this.waiting.delete(k);
+      else this.waiting.set(k, kept);
+    }
     this.windows.forget(partition);
   }
 
   tick(read: ReadonlyMap<number, number>): void {
+    this.release();
     this.windows.closeIdle(read);
   }
 

@@ -21,10 +21,11 @@ export function orderBookSpec(rates: QuoteRates): WindowSpec<OrderBookMessage, B
   const arrays = bookMetricsArrays();
   return {
     validate: validateOrderBook,
-    compute(msg) {
-      const m = bookMetrics(msg.bids, msg.asks, rates.rate(msg.pair), arrays);
+    rates,
+    compute(msg, ts) {
+      const m = bookMetrics(msg.bids, msg.asks, rates.rate(msg.pair, ts), arrays);
       if (m === 'empty-side' || m === 'crossed') return skip(m);
-      rates.observe(msg.pair, m.mid);
+      rates.observe(msg.pair, m.mid, ts, msg.exchange);
       return ok(m);
     },
     create: () => new BookMinute(),
@@ -39,7 +40,7 @@ export function orderBookConsumer(kafka: Kafka, deps: ProcessorDeps, opts: { flu
   return marketConsumer(
     kafka,
     deps,
-    { topic: 'md.orderbook', group: ORDERBOOK_GROUP, family: book, spec: orderBookSpec(deps.rates), derived: [new TrustedDepthJoin(deps.ch)], streamed: bookStreamed },
+    { topic: 'md.orderbook', group: ORDERBOOK_GROUP, family: book, spec: orderBookSpec(deps.rates.saving()), derived: [new TrustedDepthJoin(deps.ch)], streamed: bookStreamed, savesQuoteMids: true },
     opts,
   );
 }

@@ -35,7 +35,7 @@ interface OpenMinute<Acc> {
 }
 
 /** A minute's first offset in one partition, standing until the minute is written or dropped. */
-interface Hold {
+export interface Hold {
   offset: bigint;
   released: boolean;
 }
@@ -92,6 +92,8 @@ interface PairState<Acc> {
   lastArrival: number;
   /** Judged a replayed recording at its newest message: a member of MinuteWindows.historical. */
   replaying: boolean;
+  /** Its messages not accepted yet (MinuteWindows.wait). */
+  waiting: number;
   /** The partitions that fed it, each with its read time (see closeIdle) at the pair's last message from it. */
   partitions: Map<number, number>;
   open: Map<number, OpenMinute<Acc>>;
@@ -146,22 +148,10 @@ export class MinuteWindows<In, Row, Acc extends Accumulator<In, Row>> {
   }
 
   accept(exchange: string, pair: string, ts: number, input: In, partition: number, offset: string, series = ''): Outcome<void> {
-    const k = key(exchange, pair, series);
-    let state = this.pairs.get(k);
-    if (!state) {
-      const persisted = this.persistedClosed.get(k) ?? -Infinity;
-      state = { exchange, pair, series, watermark: -Infinity, lastClosed: persisted, lastPersisted: persisted, lastArrival: 0, replaying: false, partitions: new Map(), open: new Map() };
-      this.pairs.set(k, state);
-    }
+    const state = this.stateOf(exchange, pair, series);
+    const refused = this.refusal(state.lastClosed, state.watermark, exchange, pair, ts, partition, offset);
+    if (refused) return refused;
     const minute = Math.floor(ts / MINUTE_MS) * MINUTE_MS;
-    if (minute <= state.lastClosed) {
-      return this.reread(partition, offset) ? skip('re-read') : deadLetter(`late: minute ${new Date(minute).toISOString()} of ${exchange} ${pair} is already closed`);
-    }
-    if (state.watermark - ts > this.opts.latenessMs) {
-      return this.reread(partition, offset)
-        ? skip('re-read')
-        : deadLetter(`late: ${Math.round((state.watermark - ts) / 1000)} s behind the newest event of ${exchange} ${pair} (allowed ${this.opts.latenessMs / 1000} s)`);
-    }
     let open = state.open.get(minute);
     if (!open) {
       open = { acc: this.opts.create(), holds: new Map() };
@@ -183,6 +173,59 @@ export class MinuteWindows<In, Row, Acc extends Accumulator<In, Row>> {
     const replaying = state.watermark < state.lastArrival - this.opts.latenessMs;
     if (replaying !== state.replaying) this.setReplaying(state, replaying);
     return ACCEPTED;
+  }
+
+  /** What accept would answer instead of accepting a message now (a re-read, a late one), or undefined: it would be accepted. */
+  check(exchange: string, pair: string, ts: number, partition: number, offset: string, series = ''): Outcome<void> | undefined {
+    const k = key(exchange, pair, series);
+    const state = this.pairs.get(k);
+    return this.refusal(state?.lastClosed ?? this.persistedClosed.get(k) ?? -Infinity, state?.watermark ?? -Infinity, exchange, pair, ts, partition, offset);
+  }
+
+  private refusal(lastClosed: number, watermark: number, exchange: string, pair: string, ts: number, partition: number, offset: string): Outcome<void> | undefined {
+    const minute = Math.floor(ts / MINUTE_MS) * MINUTE_MS;
+    if (minute <= lastClosed) {
+      return this.reread(partition, offset) ? skip('re-read') : deadLetter(`late: minute ${new Date(minute).toISOString()} of ${exchange} ${pair} is already closed`);
+    }
+    if (watermark - ts > this.opts.latenessMs) {
+      return this.reread(partition, offset)
+        ? skip('re-read')
+        : deadLetter(`late: ${Math.round((watermark - ts) / 1000)} s behind the newest event of ${exchange} ${pair} (allowed ${this.opts.latenessMs / 1000} s)`);
+    }
+    return undefined;
+  }
+
+  /** A message of the pair arrived that is not accepted yet (it waits, until unwait): meanwhile no minute of the pair closes by silence or the wall clock (closeIdle), as the message may belong to it. */
+  wait(exchange: string, pair: string, series: string, partition: number): void {
+    const state = this.stateOf(exchange, pair, series);
+    state.waiting++;
+    state.partitions.set(partition, this.readMs.get(partition) ?? 0);
+    state.lastArrival = this.now();
+  }
+
+  unwait(exchange: string, pair: string, series: string): void {
+    const state = this.pairs.get(key(exchange, pair, series));
+    if (state && state.waiting > 0) state.waiting--;
+  }
+
+  private stateOf(exchange: string, pair: string, series: string): PairState<Acc> {
+    const k = key(exchange, pair, series);
+    let state = this.pairs.get(k);
+    if (!state) {
+      const persisted = this.persistedClosed.get(k) ?? -Infinity;
+      state = { exchange, pair, series, watermark: -Infinity, lastClosed: persisted, lastPersisted: persisted, lastArrival: 0, replaying: false, waiting: 0, partitions: new Map(), open: new Map() };
+      this.pairs.set(k, state);
+    }
+    return state;
+  }
+
+  /** Holds the commit point at a message not yet accepted (one that waits): release() lets it go. */
+  hold(partition: number, offset: string): Hold {
+    return this.holdsOf(partition).hold(BigInt(offset));
+  }
+
+  release(hold: Hold): void {
+    hold.released = true;
   }
 
   private setReplaying(state: PairState<Acc>, replaying: boolean): void {
@@ -225,7 +268,7 @@ export class MinuteWindows<In, Row, Acc extends Accumulator<In, Row>> {
     // Whether a pair is replaying was judged when its newest message came, not now: a live
     // pair quiet for longer than the lateness is still live.
     for (const state of this.historical) {
-      if (state.open.size > 0 && quietFor(state) < idleHistorical) continue;
+      if (state.waiting > 0 || (state.open.size > 0 && quietFor(state) < idleHistorical)) continue;
       for (const m of [...state.open.keys()].sort((a, b) => a - b)) this.close(state, m);
       // Its next message judges it again (accept); until then it has nothing to close.
       this.setReplaying(state, false);
@@ -235,7 +278,7 @@ export class MinuteWindows<In, Row, Acc extends Accumulator<In, Row>> {
     due.sort((a, b) => a - b);
     for (const m of due) {
       // close() takes the pair out of this set, which its iteration allows.
-      for (const state of this.byMinute.get(m) ?? []) if (!state.replaying) this.close(state, m);
+      for (const state of this.byMinute.get(m) ?? []) if (!state.replaying && state.waiting === 0) this.close(state, m);
     }
   }
 

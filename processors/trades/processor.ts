@@ -54,7 +54,8 @@ export class TradeMinute implements Accumulator<Trade, TradeMinuteRow> {
 export function tradeSpec(rates: QuoteRates): WindowSpec<TradeMessage, Trade, TradeMinuteRow> {
   return {
     validate: validateTrade,
-    compute: (msg) => ok({ id: msg.id === undefined ? undefined : String(msg.id), price: msg.price, amount: msg.amount, usdRate: rates.rate(msg.pair) }),
+    rates,
+    compute: (msg, ts) => ok({ id: msg.id === undefined ? undefined : String(msg.id), price: msg.price, amount: msg.amount, usdRate: rates.rate(msg.pair, ts) }),
     create: () => new TradeMinute(),
   };
 }

@@ -100,19 +100,6 @@ describe('book metrics (addendum section 4)', () => {
   });
 });
 
-describe('quote rates', () => {
-  it('counts USD and stablecoins 1, converts other quotes with X/USDT or X/USD mids', () => {
-    const r = new QuoteRates();
-    expect(r.rate('A/USDT')).to.equal(1);
-    expect(r.rate('A/FDUSD')).to.equal(1);
-    expect(r.rate('A/BTC')).to.equal(null);
-    r.observe('BTC/USD', 60_000);
-    expect(r.rate('A/BTC')).to.equal(60_000);
-    r.observe('BTC/EUR', 1);
-    expect(r.rate('A/BTC')).to.equal(60_000);
-  });
-});
-
 describe('a book minute', () => {
   it('means, last top of book, max spread and min depth over its snapshots', () => {
     const acc = new BookMinute();

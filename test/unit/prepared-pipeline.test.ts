@@ -4,6 +4,7 @@
 import { expect } from 'chai';
 import type { KafkaMessage } from 'kafkajs';
 import { frameHeader } from '../../lib/schema-registry.ts';
+import type { QuoteMid } from '../../domain/market/prices.ts';
 import { ObservedRates, Preparer } from '../../processors/market/prepare.ts';
 import { WindowedPipeline } from '../../processors/market/windowed-pipeline.ts';
 import { orderBookSpec } from '../../processors/orderbook/processor.ts';
@@ -20,8 +21,7 @@ const known = { has: (exchange: string) => exchange === 'x', loads: 1, keys: () 
 /** A registry that knows no schema id but the processor's own. */
 const registry = { cache: { getSchema: () => undefined }, getSchema: () => Promise.reject(Object.assign(new Error('not found'), { status: 404 })) };
 
-function pipeline(preparer?: Preparer) {
-  const rates = new ObservedRates();
+function pipeline(preparer?: Preparer, rates = new ObservedRates()) {
   const p = new WindowedPipeline(orderBookSpec(rates), {
     decoder: new ValueDecoder(registry as never, () => T0, OWN_ID),
     repo: undefined as never,
@@ -74,8 +74,10 @@ async function run(p: WindowedPipeline<never, never, object> | ReturnType<typeof
     const b = prepared ? Math.floor(i / 16) : 0;
     outcomes.push(await p.process(msgs[i]!, 0, prepared?.[b], i % 16));
   }
-  p.windows.closeIdle(new Map([[0, 60_000]]));
-  return { outcomes, rows: p.windows.takeClosed().map((m) => ({ ...m, holds: [...m.holds].map(([k, h]) => [k, h.offset]) })) };
+  p.tick(new Map([[0, 60_000]]));
+  // In order of pair and minute: a minute that waited for its quote rate closes later.
+  const rows = p.windows.takeClosed().sort((a, b) => a.pair.localeCompare(b.pair) || a.minute - b.minute);
+  return { outcomes, rows: rows.map((m) => ({ ...m, holds: [...m.holds].map(([k, h]) => [k, h.offset]) })) };
 }
 
 describe('the order-book pipeline with its steps in a helper thread', () => {
@@ -85,9 +87,14 @@ describe('the order-book pipeline with its steps in a helper thread', () => {
   it('gives every message the outcome and every minute the row it gets on one thread', async () => {
     const msgs = messages();
     const here = await run(pipeline().p, msgs);
-    const told: [string, number][] = [];
-    preparer = new Preparer({ topic: 'md.orderbook', ownSchemaId: OWN_ID }, (pair, mid) => told.push([pair, mid]));
-    const { p } = pipeline(preparer);
+    const told: QuoteMid[] = [];
+    // As the processor's: the consumer's thread observes what the helper told (processors/market/consumer.ts).
+    const rates = new ObservedRates();
+    preparer = new Preparer({ topic: 'md.orderbook', ownSchemaId: OWN_ID }, (m) => {
+      told.push(m);
+      rates.observe(m.pair, m.mid, m.ts, m.exchange);
+    });
+    const { p } = pipeline(preparer, rates);
     // In batches, as kafkajs hands them over.
     const prepared: unknown[] = [];
     for (let i = 0; i < msgs.length; i += 16) prepared.push(await p.prepare!(msgs.slice(i, i + 16)));
@@ -97,10 +104,10 @@ describe('the order-book pipeline with its steps in a helper thread', () => {
     expect(here.outcomes.filter((o) => o.kind === 'skip')).to.have.length(2);
     expect(there.rows).to.have.length.above(4);
     expect(there.rows).to.deep.equal(here.rows);
-    // The newest mid of each batch the helper observed is told, never an unknown pair's.
-    const eth = told.filter(([pair]) => pair === 'ETH/USDT').map(([, mid]) => mid);
-    expect(eth.slice(0, 3)).to.deep.equal([2007, 2015, 2023]);
-    expect(eth).to.not.include(9999);
+    // Every mid the helper observed is told with its time, never an unknown pair's.
+    const eth = told.filter((m) => m.pair === 'ETH/USDT');
+    expect(eth.slice(0, 3).map((m) => [m.exchange, m.ts, m.mid])).to.deep.equal([0, 1, 2].map((k) => ['x', T0 + k * 9_000, 2000 + k]));
+    expect(eth.map((m) => m.mid)).to.not.include(9999);
     expect(here.outcomes.filter((o) => o.kind === 'ok')).to.have.length(81);
   });
 });
