@@ -71,6 +71,11 @@ export class QuoteRates {
     return out;
   }
 
+  /** Mids taken whose save failed: saved with the next. */
+  returnUnsaved(mids: QuoteMid[]): void {
+    if (this.unsaved) this.unsaved = mids.concat(this.unsaved);
+  }
+
   /** The known pairs, as `exchange:pair` keys: only their quote currencies' sources are kept. */
   learnPairs(keys: Iterable<string>): void {
     const pairs = [...keys].map((k) => splitPair(k.slice(k.indexOf(':') + 1)));

@@ -152,7 +152,8 @@ export class WindowedPipeline<Msg extends MarketMessage, In, Row extends object>
   /** In the order of the steps here: the pair is checked before compute's outcome counts. */
   private acceptPrepared(known: boolean, message: KafkaMessage, partition: number, p: PreparedBatch, i: number): Outcome<void> {
     if (!known) return deadLetter(`unknown pair: ${p.exchanges[i]} ${p.pairs[i]}`);
-    if (p.kinds[i] === PREPARED.notComputed) return notComputed(p).get(i)! as Outcome<void>;
+    // A late message is dead-lettered as late, whatever compute made of it (a crossed book).
+    if (p.kinds[i] === PREPARED.notComputed) return this.windows.check(p.exchanges[i]!, p.pairs[i]!, p.ts[i]!, partition, message.offset) ?? (notComputed(p).get(i)! as Outcome<void>);
     const packing = this.spec.packing!;
     return this.windows.accept(p.exchanges[i]!, p.pairs[i]!, p.ts[i]!, packing.read(p.values, i * packing.width), partition, message.offset);
   }
@@ -201,7 +202,7 @@ export class WindowedPipeline<Msg extends MarketMessage, In, Row extends object>
 
   private computeAndAccept(data: Msg, ts: number, partition: number, offset: string, series: string): Outcome<void> {
     const computed = this.spec.compute(data, ts);
-    if (computed.kind !== 'ok') return computed;
+    if (computed.kind !== 'ok') return this.windows.check(data.exchange, data.pair, ts, partition, offset, series) ?? computed;
     return this.windows.accept(data.exchange, data.pair, ts, computed.value, partition, offset, series);
   }
 
@@ -282,7 +283,15 @@ export class WindowedPipeline<Msg extends MarketMessage, In, Row extends object>
       throw e;
     }
     // The mids seen up to this progress, before it: a restart reads on from there (QuoteRates).
-    if (this.deps.quoteMids && this.spec.rates) await this.deps.quoteMids.insert(this.spec.rates.takeUnsaved());
+    if (this.deps.quoteMids && this.spec.rates) {
+      const mids = this.spec.rates.takeUnsaved();
+      try {
+        await this.deps.quoteMids.insert(mids);
+      } catch (e) {
+        this.spec.rates.returnUnsaved(mids);
+        throw e;
+      }
+    }
     await this.deps.repo.saveProgress(this.deps.groupId, this.deps.topic, processed);
     this.windows.persisted(closed, processed);
     // After the minutes are on record: a failed seal keeps its keys and is tried at the next flush.

@@ -48,9 +48,9 @@ describe('exactly-once effect under SIGKILL and replays', function () {
   const perpData = generate(from, to, 13_000, 5);
   // A pair quoted in another currency, converted with the mids of <other>/USDT by event time:
   // a restart must convert the messages it reads again as the first run did.
-  const crossed = `${w.asset}/${w.other}`;
-  w.fixture.pairs!.push({ exchange: w.ex, pair: crossed, asset: w.asset, market_type: 'spot' });
-  const crossData = generate(from, to, 9_000, 11);
+  const otherQuoted = `${w.asset}/${w.other}`;
+  w.fixture.pairs!.push({ exchange: w.ex, pair: otherQuoted, asset: w.asset, market_type: 'spot' });
+  const otherQuotedData = generate(from, to, 9_000, 11);
   const quoteData = generate(from, to + 60_000, 6_000, 13);
   const children: Child[] = [];
   const stage = { reference: undefined as Child | undefined, chaos: undefined as Child | undefined };
@@ -81,13 +81,13 @@ describe('exactly-once effect under SIGKILL and replays', function () {
     const books = [
       ...data.snaps.map((s) => ({ exchange: w.ex, pair: spot, ts: s.ts, bids: s.bids, asks: s.asks })),
       ...perpData.snaps.map((s) => ({ exchange: w.ex, pair: perp, ts: s.ts, bids: s.bids, asks: s.asks })),
-      ...crossData.snaps.map((s) => ({ exchange: w.ex, pair: crossed, ts: s.ts, bids: s.bids, asks: s.asks })),
+      ...otherQuotedData.snaps.map((s) => ({ exchange: w.ex, pair: otherQuoted, ts: s.ts, bids: s.bids, asks: s.asks })),
       // Its quote currency's mids, worth about a hundredth of a dollar, and sent after it.
       ...quoteData.snaps.map((s) => ({ exchange: w.ex, pair: `${w.other}/USDT`, ts: s.ts, bids: s.bids.map(([p, q]) => [p / 1e4, q]), asks: s.asks.map(([p, q]) => [p / 1e4, q]) })),
     ];
     const trades = [
       ...data.trades.map((t, i) => ({ exchange: w.ex, pair: spot, ts: t.ts, price: t.price, amount: t.amount, side: 'buy', id: i })),
-      ...crossData.trades.map((t, i) => ({ exchange: w.ex, pair: crossed, ts: t.ts, price: t.price, amount: t.amount, side: 'buy', id: i })),
+      ...otherQuotedData.trades.map((t, i) => ({ exchange: w.ex, pair: otherQuoted, ts: t.ts, price: t.price, amount: t.amount, side: 'buy', id: i })),
     ];
     const derivs = [10, 20, 30].map((m, i) => ({ exchange: w.ex, pair: perp, ts: from + m * 60_000, funding_rate_8h: 0.0001 * (i + 1), usd_open_interest: 1e6 * (i + 1) }));
     // In several sends, so the processors see several batches and flushes.
@@ -143,13 +143,13 @@ describe('exactly-once effect under SIGKILL and replays', function () {
     };
     const s = a.summary.find((x) => x.pair === spot);
     const p = a.summary.find((x) => x.pair === perp);
-    const x = a.summary.find((r) => r.pair === crossed);
+    const x = a.summary.find((r) => r.pair === otherQuoted);
     const volume = data.trades.reduce((v, t) => v + t.price * t.amount, 0);
     const mm = a['market-maker summary a'].find((x) => x.pair === spot);
     return (
       s?.tick_bps_samples === data.snaps.length &&
       p?.tick_bps_samples === perpData.snaps.length &&
-      x?.tick_bps_samples === crossData.snaps.length &&
+      x?.tick_bps_samples === otherQuotedData.snaps.length &&
       x.volume !== null &&
       Math.abs((s?.volume ?? 0) - volume) < volume * 1e-9 &&
       Math.abs((mm?.volume ?? 0) - fillVolume) < fillVolume * 1e-9 &&
@@ -237,7 +237,7 @@ describe('exactly-once effect under SIGKILL and replays', function () {
     await waitFor('the replay read', async () => {
       const s = await call('GET', '/v1/admin/status/', { baseUrl: chaos.url, token: staff.body.token });
       const book = s.body.processors[topicName({ topicPrefix: `${runId}c.` }, 'md.orderbook')];
-      return book && book.ok + book.skipped + book.deadLettered >= data.snaps.length + perpData.snaps.length + crossData.snaps.length + quoteData.snaps.length;
+      return book && book.ok + book.skipped + book.deadLettered >= data.snaps.length + perpData.snaps.length + otherQuotedData.snaps.length + quoteData.snaps.length;
     });
     await waitFor('the replay of the market maker read', async () => {
       const s = await call('GET', '/v1/admin/status/', { baseUrl: chaos.url, token: staff.body.token });

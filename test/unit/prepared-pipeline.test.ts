@@ -52,8 +52,8 @@ function messages(): KafkaMessage[] {
     values.push(Buffer.from(JSON.stringify(book('x', 'ABC/ETH', new Date(T0 + k * 9_000 + 1).toISOString(), 0.01 + k / 1e4))));
   }
   values.push(
-    Buffer.from(JSON.stringify({ ...book('x', 'ETH/USDT', T0 + 5, 2000), bids: [[2100, 1]] })), // crossed
-    Buffer.from(JSON.stringify({ ...book('x', 'ETH/USDT', T0 + 6, 2000), asks: [] })), // an empty side
+    Buffer.from(JSON.stringify({ ...book('x', 'ETH/USDT', T0 + 351_005, 2000), bids: [[2100, 1]] })), // crossed
+    Buffer.from(JSON.stringify({ ...book('x', 'ETH/USDT', T0 + 351_006, 2000), asks: [] })), // an empty side
     Buffer.from(JSON.stringify(book('nowhere', 'ETH/USDT', T0 + 7, 9999))), // unknown pair
     Buffer.from(JSON.stringify({ ...book('nowhere', 'ETH/USDT', T0 + 7, 2000), asks: [] })), // unknown pair first
     Buffer.from('{"exchange": "x", '), // not JSON
@@ -64,6 +64,7 @@ function messages(): KafkaMessage[] {
     Buffer.from([0, 1]), // a frame shorter than its header
     null,
     Buffer.from(JSON.stringify(book('x', 'ETH/USDT', T0 - 10 * M, 2000))), // late
+    Buffer.from(JSON.stringify({ ...book('x', 'ETH/USDT', T0 - 10 * M, 2000), bids: [[2100, 1]] })), // late and crossed
   );
   return values.map((value, i) => ({ key: null, value, offset: String(i), timestamp: '0', attributes: 0, headers: {} }) as unknown as KafkaMessage);
 }
@@ -100,7 +101,9 @@ describe('the order-book pipeline with its steps in a helper thread', () => {
     for (let i = 0; i < msgs.length; i += 16) prepared.push(await p.prepare!(msgs.slice(i, i + 16)));
     const there = await run(p, msgs, prepared);
     expect(there.outcomes).to.deep.equal(here.outcomes);
-    expect(here.outcomes.filter((o) => o.kind === 'dead-letter')).to.have.length(9);
+    expect(here.outcomes.filter((o) => o.kind === 'dead-letter')).to.have.length(10);
+    // Late first: a late book is dead-lettered as late, crossed or not.
+    expect(here.outcomes.slice(-2).map((o) => o.kind === 'dead-letter' && o.reason.startsWith('late:'))).to.deep.equal([true, true]);
     expect(here.outcomes.filter((o) => o.kind === 'skip')).to.have.length(2);
     expect(there.rows).to.have.length.above(4);
     expect(there.rows).to.deep.equal(here.rows);
