@@ -40,7 +40,7 @@ const BOOK_INNER = `SELECT number % {np:UInt32} AS p, toDateTime({start:UInt32} 
     arrayMap(l -> toFloat64(least(20, greatest(0, floor((l - sbps / 2) / step) + 1))), {levels:Array(Float64)}) AS counts
   FROM numbers({n:UInt64})`;
 
-const BOOK_ROWS = `SELECT {ex:Array(String)}[p + 1] AS exchange, {pr:Array(String)}[p + 1] AS pair, minute, toUInt32(60) AS samples, mid,
+const BOOK_ROWS = `SELECT {ex:Array(String)}[p + 1] AS exchange, {pr:Array(String)}[p + 1] AS pair, minute, toUInt32(60) AS samples, mid, toNullable(mid) AS mid_usd,
     (toDateTime64(minute, 3, 'UTC'), mid * (1 + (u2 - 0.5) * 2e-4)) AS first_mid,
     (toDateTime64(minute, 3, 'UTC') + 59, mid * (1 + (u3 - 0.5) * 2e-4)) AS last_mid,
     mid * sbps / 1e4 AS spread_abs, sbps AS spread_bps, sbps * (1.05 + u2) AS spread_bps_max,
@@ -55,7 +55,7 @@ const BOOK_ROWS = `SELECT {ex:Array(String)}[p + 1] AS exchange, {pr:Array(Strin
   FROM (${BOOK_INNER})`;
 
 const BOOK_COLUMNS =
-  'exchange, pair, minute, samples, mid, first_mid, last_mid, spread_abs, spread_bps, spread_bps_max, top, tick, depth_samples, bid_depth, ask_depth, bid_count, ask_count, min_depth, slippage_buy, slippage_sell';
+  'exchange, pair, minute, samples, mid, mid_usd, first_mid, last_mid, spread_abs, spread_bps, spread_bps_max, top, tick, depth_samples, bid_depth, ask_depth, bid_count, ask_count, min_depth, slippage_buy, slippage_sell';
 
 // Nine minutes in ten have trades: a few to a few dozen, for a fraction of a level's size each.
 const TRADE_ROWS = `SELECT {ex:Array(String)}[p + 1] AS exchange, {pr:Array(String)}[p + 1] AS pair, minute, trades,

@@ -1,9 +1,9 @@
 // Prices in USD (addendum section 1; the asset's TWAP: section 7). A USD value is price x
 // amount x the quote currency's rate: USD and the listed stablecoins count 1, another quote
 // is converted with the latest mid of <QUOTE>/USDT or <QUOTE>/USD seen on any exchange, and
-// with none known USD values are null. An asset's TWAP in USD is the mean minute mid of its
-// USD-quoted pairs, whose mids are USD prices. Read by the processors (quote rates), the
-// target evaluator (price scaling), the loans and the RFQ comparison.
+// with none known USD values are null. An asset's TWAP in USD is the mean of the minute mids
+// in USD over all its pairs. Read by the processors (quote rates), the target evaluator
+// (price scaling), the loans and the RFQ comparison.
 import { TupleParam } from '@clickhouse/client';
 import type { ClickHouse, Params } from '../../lib/clickhouse.ts';
 import type { Pair } from '../reference/repository.ts';
@@ -22,9 +22,6 @@ export function splitPair(pair: string): { base: string; quote: string } {
 
 /** Whether a pair's prices are USD prices (its quote currency counts 1). */
 export const isUsdQuoted = (pair: string): boolean => USD_QUOTES.has(splitPair(pair).quote);
-
-/** The pairs whose mids price an asset in USD. */
-export const usdPairsOf = (asset: string, pairs: readonly Pair[]): Pair[] => pairs.filter((p) => p.asset === asset && isUsdQuoted(p.pair));
 
 /** One mid of a source pair (<QUOTE>/USDT or <QUOTE>/USD) at its snapshot's event time. */
 export interface QuoteMid {
@@ -185,18 +182,23 @@ function prune(s: Source, from: number): void {
 }
 
 const SOURCES = {
-  minutes: { table: 'book_minutes', time: 'minute', sum: 'sum(mid)', n: 'count()' },
-  hours: { table: 'book_hours', time: 'bucket', sum: 'sum(mid_sum)', n: 'sum(minutes)' },
-  days: { table: 'book_days', time: 'bucket', sum: 'sum(mid_sum)', n: 'sum(minutes)' },
+  minutes: { table: 'book_minutes', time: 'minute', sum: 'sum(mid)', n: 'count()', usdSum: 'sum(ifNull(mid_usd, 0.))', usdN: 'count(mid_usd)' },
+  hours: { table: 'book_hours', time: 'bucket', sum: 'sum(mid_sum)', n: 'sum(minutes)', usdSum: 'sum(usd_mid_sum)', usdN: 'sum(usd_mid_minutes)' },
+  days: { table: 'book_days', time: 'bucket', sum: 'sum(mid_sum)', n: 'sum(minutes)', usdSum: 'sum(usd_mid_sum)', usdN: 'sum(usd_mid_minutes)' },
 } as const;
 
 /**
- * The USD TWAP of each asset over [from, to), by asset; assets without a mid are absent.
- * Read from the coarsest stored rows that tile the window (domain/market/window.ts): days
- * and hours inside it, minutes at its edges and after `rolledUpTo` (a whole hour).
+ * The USD TWAP of each asset over [from, to), by asset: the mean of the minute mids in USD
+ * over all its pairs (addendum section 7). A USD-quoted pair's mids are USD prices; another
+ * pair's minute mid in USD is the mean over its snapshots of mid x the quote rate of their
+ * time (processors/orderbook/minute.ts), and its minutes without a rate do not count. Assets
+ * without a mid are absent. Read from the coarsest stored rows that tile the window
+ * (domain/market/window.ts): days and hours inside it, minutes at its edges and after
+ * `rolledUpTo` (a whole hour).
  */
 export async function assetTwaps(ch: ClickHouse, assets: Iterable<string>, pairs: readonly Pair[], from: number, to: number, rolledUpTo: number): Promise<Map<string, number>> {
-  const of = [...new Set(assets)].flatMap((a) => usdPairsOf(a, pairs));
+  const wanted = new Set(assets);
+  const of = pairs.filter((p) => wanted.has(p.asset));
   if (of.length === 0 || from >= to) return new Map();
   const params: Params = { pairs: of.map((p) => new TupleParam([p.exchange, p.pair])) };
   const parts = tile(from, to, rolledUpTo).map((piece, i) => {
@@ -204,21 +206,27 @@ export async function assetTwaps(ch: ClickHouse, assets: Iterable<string>, pairs
     const s = SOURCES[piece.table];
     params[`f${i}`] = Math.floor(piece.from / 1000);
     params[`t${i}`] = Math.floor(piece.to / 1000);
-    return `SELECT exchange, pair, ${s.sum} AS mid_sum, ${s.n} AS minutes FROM ${s.table} FINAL
+    return `SELECT exchange, pair, ${s.sum} AS mid_sum, ${s.n} AS minutes, ${s.usdSum} AS usd_sum, ${s.usdN} AS usd_minutes FROM ${s.table} FINAL
       WHERE (exchange, pair) IN {pairs:Array(Tuple(String, String))}
         AND ${s.time} >= toDateTime({f${i}:UInt32}, 'UTC') AND ${s.time} < toDateTime({t${i}:UInt32}, 'UTC')
       GROUP BY exchange, pair`;
   });
   if (parts.length === 0) return new Map();
-  const rows = await ch.query<{ exchange: string; pair: string; mid_sum: number; minutes: string | number }>(parts.join(' UNION ALL '), params);
+  const rows = await ch.query<{ exchange: string; pair: string; mid_sum: number; minutes: string | number; usd_sum: number; usd_minutes: string | number }>(parts.join(' UNION ALL '), params);
   const assetOf = new Map(of.map((p) => [`${p.exchange}\u0000${p.pair}`, p.asset]));
   const sums = new Map<string, { s: number; n: number }>();
   for (const r of rows) {
     const a = assetOf.get(`${r.exchange}\u0000${r.pair}`);
     if (a === undefined) continue;
     const x = sums.get(a) ?? { s: 0, n: 0 };
-    x.s += Number(r.mid_sum);
-    x.n += Number(r.minutes);
+    // A USD-quoted pair's mids are its USD mids, also in rows written before mid_usd was.
+    if (isUsdQuoted(r.pair)) {
+      x.s += Number(r.mid_sum);
+      x.n += Number(r.minutes);
+    } else {
+      x.s += Number(r.usd_sum);
+      x.n += Number(r.usd_minutes);
+    }
     sums.set(a, x);
   }
   return new Map([...sums].filter(([, x]) => x.n > 0).map(([a, x]) => [a, x.s / x.n]));

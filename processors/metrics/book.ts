@@ -13,6 +13,8 @@ export interface TopOfBook {
 }
 
 export interface BookMetrics extends TopOfBook {
+  /** The mid in USD (mid x the quote's USD rate); null when the rate is unknown. */
+  midUsd: number | null;
   /** Smallest positive step between adjacent price levels on either side; null with one level a side. */
   tick: number | null;
   /** USD depth within each level of L, or null when the quote's USD rate is unknown. */
@@ -110,6 +112,7 @@ export function bookMetrics(rawBids: Level[], rawAsks: Level[], usdRate: number 
     bestAsk,
     bestAskAmount: asks[0]![1],
     mid,
+    midUsd: usdRate === null ? null : mid * usdRate,
     spreadAbs,
     spreadBps: (spreadAbs / mid) * 1e4,
     tick: tick === Infinity ? null : tick,

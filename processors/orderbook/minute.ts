@@ -11,6 +11,8 @@ import type { Accumulator } from '../shell/minute-windows.ts';
 export interface BookMinuteRow {
   samples: number;
   mid: number;
+  /** Mean mid in USD over the snapshots with a USD rate (an asset's price: domain/market/prices.ts); null with none. */
+  mid_usd: number | null;
   first_mid: [number, number];
   last_mid: [number, number];
   spread_abs: number;
@@ -35,6 +37,8 @@ const S = SLIPPAGE_SIZES_USD.length;
 export class BookMinute implements Accumulator<BookMetrics, BookMinuteRow> {
   private samples = 0;
   private midSum = 0;
+  private usdMidSum = 0;
+  private usdMids = 0;
   // First / last mid and the last top of book as plain fields, built into the row's
   // tuples at the end: no arrays per snapshot.
   private firstTs = Infinity;
@@ -63,6 +67,10 @@ export class BookMinute implements Accumulator<BookMetrics, BookMinuteRow> {
   add(m: BookMetrics, ts: number): void {
     this.samples++;
     this.midSum += m.mid;
+    if (m.midUsd !== null) {
+      this.usdMidSum += m.midUsd;
+      this.usdMids++;
+    }
     if (ts < this.firstTs) this.firstTs = ts;
     if (ts >= this.lastTs) {
       this.lastTs = ts;
@@ -113,6 +121,7 @@ export class BookMinute implements Accumulator<BookMetrics, BookMinuteRow> {
     return {
       samples: n,
       mid,
+      mid_usd: this.usdMids > 0 ? this.usdMidSum / this.usdMids : null,
       first_mid: [this.firstTs, mid],
       last_mid: [this.lastTs, mid],
       spread_abs: this.spreadAbsSum / n,

@@ -15,6 +15,7 @@ const BID_COUNT = ASK_DEPTH + L;
 const ASK_COUNT = BID_COUNT + L;
 const SLIP_BUY = ASK_COUNT + L;
 const SLIP_SELL = SLIP_BUY + S;
+const MID_USD = SLIP_SELL + S;
 
 const orNaN = (x: number | null | undefined): number => (x === null || x === undefined ? NaN : x);
 const orNull = (x: number): number | null => (Number.isNaN(x) ? null : x);
@@ -22,9 +23,9 @@ const orNull = (x: number): number | null => (Number.isNaN(x) ? null : x);
 /** Packs BookMetrics; `read` fills one set of arrays, so its result lasts until the next read (as WindowSpec.compute's). */
 export function bookPacking(): Packing<BookMetrics> {
   const arrays = bookMetricsArrays();
-  const result: BookMetrics = { bestBid: 0, bestBidAmount: 0, bestAsk: 0, bestAskAmount: 0, mid: 0, spreadAbs: 0, spreadBps: 0, tick: null, ...arrays };
+  const result: BookMetrics = { bestBid: 0, bestBidAmount: 0, bestAsk: 0, bestAskAmount: 0, mid: 0, midUsd: null, spreadAbs: 0, spreadBps: 0, tick: null, ...arrays };
   return {
-    width: SLIP_SELL + S,
+    width: MID_USD + 1,
     write(m, out, at) {
       out[at] = m.bestBid;
       out[at + 1] = m.bestBidAmount;
@@ -45,6 +46,7 @@ export function bookPacking(): Packing<BookMetrics> {
         out[at + SLIP_BUY + k] = orNaN(m.slippageBuy[k]);
         out[at + SLIP_SELL + k] = orNaN(m.slippageSell[k]);
       }
+      out[at + MID_USD] = orNaN(m.midUsd);
     },
     read(from, at) {
       const depth = from[at + 8] === 1;
@@ -64,6 +66,7 @@ export function bookPacking(): Packing<BookMetrics> {
       result.bestAsk = from[at + 2]!;
       result.bestAskAmount = from[at + 3]!;
       result.mid = from[at + 4]!;
+      result.midUsd = orNull(from[at + MID_USD]!);
       result.spreadAbs = from[at + 5]!;
       result.spreadBps = from[at + 6]!;
       result.tick = orNull(from[at + 7]!);

@@ -3,6 +3,7 @@
 // read before those mids (here they are produced first), as an independent computation
 // over the messages in time order does it.
 import { expect } from 'chai';
+import { assetTwap } from '../../domain/market/prices.ts';
 import { topicName } from '../../lib/kafka.ts';
 import { call, login, seed, waitFor, world } from '../support/helpers.ts';
 import { testStack } from '../support/stack.ts';
@@ -25,7 +26,7 @@ interface Trade {
   id: string;
 }
 
-describe('quote currencies converted by event time (md.orderbook, md.trades)', function () {
+describe('quote currencies converted by event time (md.orderbook, md.trades), and the asset priced over all its pairs', function () {
   this.timeout(120_000);
   const w = world();
   const quote = w.other;
@@ -109,6 +110,24 @@ describe('quote currencies converted by event time (md.orderbook, md.trades)', f
     expect(row!.tick_bps_samples).to.equal(books.length);
     expect(row!.volume).to.be.closeTo(volume, volume * 1e-9);
     expect(row!.bid_50bps).to.be.closeTo(bidDepth, bidDepth * 1e-9);
+    // The asset's price: the mean of its minute mids in USD over all its pairs (only this one
+    // has books here), each minute's the mean over its books of mid x the rate of their time.
+    const usdMids = new Map<number, number[]>();
+    for (const b of books) {
+      const m = Math.floor(b.ts / 60_000);
+      usdMids.set(m, [...(usdMids.get(m) ?? []), ((b.bids[0]![0] + b.asks[0]![0]) / 2) * rate(b.ts)]);
+    }
+    const minuteMids = [...usdMids.values()].map((d) => d.reduce((s, x) => s + x, 0) / d.length);
+    const twap = minuteMids.reduce((s, x) => s + x, 0) / minuteMids.length;
+    const { service } = testStack();
+    const price = await assetTwap(service.deps.ch, w.asset, w.fixture.pairs!, from, to, from);
+    expect(price).to.be.closeTo(twap, twap * 1e-12);
+    // The same from the day's rollup, once its hours are sealed.
+    const day = Date.UTC(2026, 3, 1);
+    await waitFor('the day rolled up', async () => {
+      const p = await assetTwap(service.deps.ch, w.asset, w.fixture.pairs!, day, day + 86_400_000, await service.deps.rolledUp.through());
+      return p !== null && Math.abs(p - twap) <= twap * 1e-12;
+    });
     // Not the latest rate for all: the rate moved enough to tell.
     const latest = rate(to);
     expect(Math.abs(volume - trades.reduce((s, t) => s + t.price * t.amount * latest, 0))).to.be.above(volume * 1e-3);

@@ -1,7 +1,6 @@
 // USD quotes and quote rates (addendum section 1; domain/market/prices.ts).
 import { expect } from 'chai';
-import { isUsdQuoted, QuoteRates, splitPair, usdPairsOf, USD_QUOTES } from '../../domain/market/prices.ts';
-import type { Pair } from '../../domain/reference/repository.ts';
+import { isUsdQuoted, QuoteRates, splitPair, USD_QUOTES } from '../../domain/market/prices.ts';
 
 describe('prices (domain/market/prices.ts)', () => {
   it('counts USD and the listed stablecoins as 1 USD', () => {
@@ -60,15 +59,5 @@ describe('prices (domain/market/prices.ts)', () => {
     expect(rates.takeUnsaved()).to.deep.equal([{ exchange: 'b', pair: 'BTC/USD', ts: 2_000, mid: 61_000 }]);
     expect(rates.takeUnsaved()).to.deep.equal([]);
     expect(rates.rate('ACME/BTC', 1_500)).to.equal(60_000);
-  });
-
-  it("prices an asset from its USD-quoted pairs only", () => {
-    const pairs: Pair[] = [
-      { exchange: 'a', pair: 'ACME/USDT', asset: 'ACME', market_type: 'spot' },
-      { exchange: 'b', pair: 'ACME/BTC', asset: 'ACME', market_type: 'spot' },
-      { exchange: 'b', pair: 'ACME/USD', asset: 'ACME', market_type: 'spot' },
-      { exchange: 'a', pair: 'OTHER/USDT', asset: 'OTHER', market_type: 'spot' },
-    ];
-    expect(usdPairsOf('ACME', pairs).map((p) => `${p.exchange}:${p.pair}`)).to.deep.equal(['a:ACME/USDT', 'b:ACME/USD']);
   });
 });

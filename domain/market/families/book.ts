@@ -44,6 +44,9 @@ export const book: Family = {
     { name: 'slip_buy_n', type: 'Array(UInt64)', minute: 'sumForEach(arrayMap(x -> toUInt64(isNotNull(x)), slippage_buy))', combine: 'sumEach' },
     { name: 'slip_sell_sum', type: 'Array(Float64)', minute: 'sumForEach(arrayMap(x -> ifNull(x, 0.), slippage_sell))', combine: 'sumEach' },
     { name: 'slip_sell_n', type: 'Array(UInt64)', minute: 'sumForEach(arrayMap(x -> toUInt64(isNotNull(x)), slippage_sell))', combine: 'sumEach' },
+    // The minutes' mids in USD (an asset's price over all its pairs, domain/market/prices.ts).
+    { name: 'usd_mid_sum', type: 'Float64', minute: 'sum(ifNull(mid_usd, 0.))', combine: 'sum' },
+    { name: 'usd_mid_minutes', type: 'UInt64', minute: 'count(mid_usd)', combine: 'sum' },
   ],
 };
 
