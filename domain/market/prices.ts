@@ -54,7 +54,8 @@ export class QuoteRates {
   /** Mids observed here and not yet saved (takeUnsaved); none when this table does not save. */
   private unsaved: QuoteMid[] | undefined;
 
-  constructor(private readonly keepMs = 6 * 3_600_000) {}
+  /** `keepMs`: a week, as long as md.orderbook keeps its messages: a partition read far behind another still finds the mids of its time. */
+  constructor(private readonly keepMs = 7 * 86_400_000) {}
 
   /** From now on, keeps every mid observed for takeUnsaved: the table of the process that reads the books, whose mids are saved (quote_mids) for a restart to load. */
   saving(): this {
