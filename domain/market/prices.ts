@@ -20,8 +20,14 @@ export function splitPair(pair: string): { base: string; quote: string } {
   return i < 0 ? { base: pair, quote: '' } : { base: pair.slice(0, i), quote: pair.slice(i + 1) };
 }
 
+/** A pair's quote currency ('' without one): as splitPair's, without its object, for what runs per message. */
+const quoteOf = (pair: string): string => {
+  const i = pair.indexOf('/');
+  return i < 0 ? '' : pair.slice(i + 1);
+};
+
 /** Whether a pair's prices are USD prices (its quote currency counts 1). */
-export const isUsdQuoted = (pair: string): boolean => USD_QUOTES.has(splitPair(pair).quote);
+export const isUsdQuoted = (pair: string): boolean => USD_QUOTES.has(quoteOf(pair));
 
 /** One mid of a source pair (<QUOTE>/USDT or <QUOTE>/USD) at its snapshot's event time. */
 export interface QuoteMid {
@@ -129,8 +135,7 @@ export class QuoteRates {
 
   /** USD per unit of the pair's quote currency at event time `ts`, or null when unknown. */
   rate(pair: string, ts: number): number | null {
-    const i = pair.indexOf('/');
-    const quote = i < 0 ? '' : pair.slice(i + 1);
+    const quote = quoteOf(pair);
     if (USD_QUOTES.has(quote)) return 1;
     const of = this.sources.get(quote);
     if (!of) return null;
@@ -149,8 +154,7 @@ export class QuoteRates {
 
   /** How far (event time) the sources of a pair's quote currency have been seen: a message of the pair newer than this may not have its rate yet. +Infinity when it needs none or has no known source. */
   through(pair: string): number {
-    const i = pair.indexOf('/');
-    const quote = i < 0 ? '' : pair.slice(i + 1);
+    const quote = quoteOf(pair);
     if (USD_QUOTES.has(quote)) return Infinity;
     if (this.needed && !this.needed.get(quote)) return Infinity;
     const of = this.sources.get(quote);
