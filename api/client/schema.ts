@@ -4185,7 +4185,7 @@ export interface operations {
             query?: {
                 /** @description Comma-separated event types; default all four. */
                 events?: ("minute" | "target" | "loan" | "rfq")[];
-                /** @description Comma-separated symbols, each one of the caller's assets (400 naming it otherwise, the same message for unknown ones); at most 100. Narrows every event type to these assets. */
+                /** @description Comma-separated symbols, each one of the caller's assets or of a loan or RFQ it sees (400 naming it otherwise, the same message for unknown ones); at most 100. Narrows every event type to these assets. */
                 assets?: components["schemas"]["Symbol"][];
                 /** @description Comma-separated exchange slugs (400 for an unknown one); at most 100. Narrows `minute` and `target` events. */
                 exchanges?: components["schemas"]["SlugList"];
@@ -4216,7 +4216,9 @@ export interface operations {
              *       `value`, `effective_threshold`, `direction`, `minute` (the minute evaluated).
              *     - `loan`: a loan changed: `id`, `version`, `status`, `previous_status`, `change`
              *       (`created` or `updated`), `changed` (the names of the fields that changed),
-             *       `organization` (the lender), `market_maker`, `asset`, `at`.
+             *       `organization` (the lender), `market_maker`, `asset`, `at`. A draft given to
+             *       another market maker reaches the one it was made to with `change` `withdrawn`
+             *       and `market_maker` null.
              *     - `rfq`: an RFQ or a proposal changed: `kind` (`rfq` or `proposal`), `id`, `rfq`
              *       (a proposal's RFQ), and the fields of a `loan` event.
              *     - `reset`: `reason`. The events after the id the client gave are no longer kept

@@ -3,9 +3,12 @@
 // reaches this subscriber. Visibility is the endpoints' own (domain/*/visibility.ts,
 // domain/rfq/access.ts), asked once per connection and again at each recheck.
 import type { User } from '../../domain/accounts/users.ts';
+import type { AgreementStore } from '../../domain/agreements/store.ts';
+import { loanOf, type LoanRecord } from '../../domain/loans/loan.ts';
 import { loanAccess, type LoanAccess } from '../../domain/loans/visibility.ts';
 import { callerScope, organizationsOf, type VisibilitySource } from '../../domain/reference/visibility.ts';
 import { rfqAccess, type RfqAccess } from '../../domain/rfq/access.ts';
+import { rfqOf, type RfqBody } from '../../domain/rfq/rfq.ts';
 import { targetAccess, type TargetAccess } from '../../domain/targets/visibility.ts';
 import { badRequest, type FieldErrors } from '../http/errors.ts';
 import { ASSET_MESSAGE } from '../../domain/reference/visibility.ts';
@@ -39,8 +42,26 @@ export interface Audience {
 
 export const pairKey = (exchange: string, pair: string) => `${exchange}\u0000${pair}`;
 
+/**
+ * The assets of the loans and RFQs the caller sees: a market maker sees a loan made to it,
+ * or an RFQ inviting it, on an asset it does not cover, and may filter their events by it.
+ */
+async function agreementAssets(store: AgreementStore, loans: LoanAccess, rfqs: RfqAccess): Promise<Set<string>> {
+  const [l, r] = await Promise.all([store.latest<LoanRecord['body']>('loan'), store.latest<RfqBody>('rfq')]);
+  const out = new Set<string>();
+  for (const rec of l) {
+    const loan = loanOf(rec);
+    if (loans.canSee(loan)) out.add(loan.asset);
+  }
+  for (const rec of r) {
+    const rfq = rfqOf(rec);
+    if (rfqs.canSeeRfq(rfq)) out.add(rfq.asset);
+  }
+  return out;
+}
+
 /** The audience of a caller's request; 400 naming each filter value the caller may not use. */
-export async function audienceOf(src: VisibilitySource, user: User, q: StreamQuery): Promise<Audience> {
+export async function audienceOf(src: VisibilitySource & { agreements: AgreementStore }, user: User, q: StreamQuery): Promise<Audience> {
   const [scope, targets, loans, rfqs, orgs] = await Promise.all([
     callerScope(src, user),
     targetAccess(src, user),
@@ -54,7 +75,11 @@ export async function audienceOf(src: VisibilitySource, user: User, q: StreamQue
     if (!list.includes(message)) list.push(message);
   };
   const mine = new Set(scope.assets);
-  for (const a of q.assets ?? []) if (!mine.has(a)) add('assets', ASSET_MESSAGE(a));
+  const outside = (q.assets ?? []).filter((a) => !mine.has(a));
+  if (outside.length > 0) {
+    const seen = await agreementAssets(src.agreements, loans, rfqs);
+    for (const a of outside) if (!seen.has(a)) add('assets', ASSET_MESSAGE(a));
+  }
   for (const e of q.exchanges ?? []) if (!scope.exchanges.has(e)) add('exchanges', `"${e}" is not a known exchange.`);
   const myPairs = new Set(scope.pairs.map((p) => p.pair));
   for (const p of q.pairs ?? []) if (!myPairs.has(p)) add('pairs', `"${p}" is not one of your pairs.`);

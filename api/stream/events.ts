@@ -51,6 +51,8 @@ export interface LoanEvent extends Base {
   type: 'loan';
   parties: { organization: string; market_maker: string };
   data: string;
+  /** A draft moved to another market maker: what the one it was made to gets instead (`change` `withdrawn`). */
+  former?: LoanEvent;
 }
 
 export interface RfqEvent extends Base {

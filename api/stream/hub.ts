@@ -33,7 +33,7 @@ import {
 } from '../../schemas/index.ts';
 import { reaches, pairKey, type Audience } from './audience.ts';
 import { encode, later, notAhead, type Layout, type Position } from './cursor.ts';
-import { appendFrame, changedFields, encodeEvent, frame, targetData, type HubEvent } from './events.ts';
+import { appendFrame, changedFields, encodeEvent, frame, targetData, type HubEvent, type LoanEvent } from './events.ts';
 
 /** The topics of the stream, in the order of the layout. */
 export const STREAM_TOPICS = ['market.minutes', 'targets.events', 'loans.events', 'rfq.events'] as const satisfies readonly BaseTopic[];
@@ -305,8 +305,9 @@ export class StreamHub {
       sub.nextSeq++;
       if (e.offset < sub.cursor[e.tp]!) continue;
       sub.cursor[e.tp] = e.offset + 1;
-      if (!reaches(sub.audience, e, now)) continue;
-      sub.pendingBytes += appendFrame(sub.pending, e, this.encodedOf(e), sub.audience.levels, this.ownId(sub, e));
+      const shown = reaches(sub.audience, e, now) ? e : e.type === 'loan' && e.former && reaches(sub.audience, e.former, now) ? e.former : undefined;
+      if (!shown) continue;
+      sub.pendingBytes += appendFrame(sub.pending, shown, this.encodedOf(shown), sub.audience.levels, this.ownId(sub, e));
       if (++sub.pendingFrames === 1) this.toFlush.push(sub);
       // A subscriber resuming takes the ring in pieces: the socket is asked between them.
       if (sub.pendingFrames >= MAX_PENDING) {
@@ -491,6 +492,7 @@ export class StreamHub {
     if (!event) return;
     if (this.keys.has(event.key)) return;
     event.position = [...this.position];
+    if (event.type === 'loan' && event.former) event.former.position = event.position;
     this.keys.set(event.key, event.seq);
     this.ring.push(event);
     this.nextSeq++;
@@ -571,7 +573,17 @@ export class StreamHub {
           asset: m.asset,
           at: m.at,
         });
-        if (m.type === 'loan') return { ...common, type: 'loan', key, asset: m.asset, parties: { organization: m.organization, market_maker: m.market_maker }, data };
+        if (m.type === 'loan') {
+          const event: LoanEvent = { ...common, type: 'loan', key, asset: m.asset, parties: { organization: m.organization, market_maker: m.market_maker }, data };
+          // A draft given to another market maker: the one it was made to no longer sees it,
+          // and is told so without learning whom it went to.
+          const was = before?.record.market_maker;
+          if (typeof was === 'string' && was !== m.market_maker) {
+            const withdrawn = { ...(JSON.parse(data) as Record<string, unknown>), change: 'withdrawn', market_maker: null };
+            event.former = { ...event, parties: { organization: m.organization, market_maker: was }, data: JSON.stringify(withdrawn) };
+          }
+          return event;
+        }
         const rfq = m.type === 'rfq' ? rfqFields(m.organization, m.status, m.record) : await this.rfqOf(m.rfq);
         return { ...common, type: 'rfq', key, asset: m.asset, rfq, proposal: m.type === 'proposal' ? { market_maker: m.market_maker } : undefined, data };
       }

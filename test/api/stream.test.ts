@@ -277,6 +277,64 @@ describe('GET /v2/stream/ (server-sent events)', function () {
         for (const c of [owner, maker, stranger]) c.close();
       }
     });
+
+    it('loan: a market maker filters by the asset of a loan made to it that it does not cover; no one else may', async () => {
+      const filter = `events=loan&assets=${w.other}`;
+      // The maker covers w.asset only: before a loan on w.other, that asset is not its.
+      const before = await call('GET', `/v2/stream/?${filter}`, { token: tokens.maker, baseUrl: api.url });
+      expect(before.status).to.equal(400);
+      expect(before.body).to.deep.equal({ assets: [`"${w.other}" is not one of your assets.`] });
+      const iso = (ms: number) => new Date(ms).toISOString();
+      const loan = await call('POST', '/v2/organizations/loans/', {
+        token: tokens.owner,
+        json: {
+          market_maker: w.mm, asset: w.other, model: 'retainer', quantity: 500, retainer_fee_usd_month: 1000, settlement_asset: 'USDT',
+          exchanges: [w.ex], pairs: [`${w.other}/USDT`], start_date: iso(now + DAY), end_date: iso(now + 60 * DAY),
+          tranches: [{ quantity: 500, strike_basis: 'fixed', strike_price: 2, expires_at: iso(now + 30 * DAY) }],
+        },
+      });
+      expect(loan.status, loan.text).to.equal(201);
+      const maker = await open('maker', filter);
+      try {
+        await relay();
+        await maker.until('the loan on the asset it does not cover', (c) => c.of('loan').some((d) => d.id === loan.body.id));
+        expect(maker.of('loan').map((d) => d.asset)).to.deep.equal(maker.of('loan').map(() => w.other));
+        const stranger = await call('GET', `/v2/stream/?${filter}`, { token: tokens.stranger, baseUrl: api.url });
+        expect(stranger.status).to.equal(400);
+        expect(stranger.body).to.deep.equal({ assets: [`"${w.other}" is not one of your assets.`] });
+      } finally {
+        maker.close();
+      }
+    });
+
+    it('loan: a draft given to another market maker is withdrawn from the first, without naming the second', async () => {
+      const iso = (ms: number) => new Date(ms).toISOString();
+      const terms = {
+        market_maker: w.mm, asset: w.asset, model: 'retainer', quantity: 700, retainer_fee_usd_month: 1000, settlement_asset: 'USDT',
+        exchanges: [w.ex], pairs: [spot], start_date: iso(now + DAY), end_date: iso(now + 60 * DAY),
+        tranches: [{ quantity: 700, strike_basis: 'fixed', strike_price: 2, expires_at: iso(now + 30 * DAY) }],
+      };
+      const owner = await open('owner', 'events=loan');
+      const maker = await open('maker', 'events=loan');
+      try {
+        const loan = await call('POST', '/v2/organizations/loans/', { token: tokens.owner, json: terms });
+        expect(loan.status, loan.text).to.equal(201);
+        const moved = await call('PATCH', `/v2/organizations/loans/${loan.body.id}/`, { token: tokens.owner, json: { ...terms, market_maker: other.mm } });
+        expect(moved.status, moved.text).to.equal(200);
+        await relay();
+        const of = (c: SseClient) => c.of('loan', (d) => d.id === loan.body.id);
+        await owner.until('the loan made and moved', (c) => of(c).length >= 2);
+        await maker.until('the loan made and withdrawn', (c) => of(c).length >= 2);
+        expect(of(owner).map((d) => [d.version, d.change, d.market_maker])).to.deep.equal([[1, 'created', w.mm], [2, 'updated', other.mm]]);
+        expect(of(maker).map((d) => [d.version, d.change, d.market_maker, d.changed])).to.deep.equal([[1, 'created', w.mm, []], [2, 'withdrawn', null, ['market_maker']]]);
+        expect(JSON.stringify(of(maker))).not.to.contain(other.mm);
+        // Read as the loans resource reads it: no longer the maker's.
+        expect((await call('GET', `/v2/organizations/loans/${loan.body.id}/`, { token: tokens.maker, baseUrl: api.url })).status).to.equal(404);
+      } finally {
+        owner.close();
+        maker.close();
+      }
+    });
   });
   describe('resume', () => {
     const ids = (c: SseClient) => c.events.filter((e) => e.type === 'target').map((e) => [JSON.parse(e.data).id as number, e.id]);
