@@ -44,6 +44,8 @@ export interface WindowSpec<Msg extends MarketMessage, In, Row extends object> {
    * The value is added to its minute (or dropped) before compute is called again, so it
    * may share memory with the next call's. */
   compute(msg: Msg, ts: number): Outcome<In>;
+  /** What compute would skip whatever the rate: asked before a message waits for its rate, so it is counted as skipped, not as handled. */
+  skipOf?(msg: Msg): Outcome<void> | undefined;
   create(): Accumulator<In, Row>;
   /** How compute's values cross threads, for a spec whose steps up to compute may run in a helper thread (processors/market/prepare.ts); only for specs without `series` and `admit`. */
   packing?: Packing<In>;
@@ -188,7 +190,7 @@ export class WindowedPipeline<Msg extends MarketMessage, In, Row extends object>
   private add(data: Msg, ts: number, message: KafkaMessage, partition: number): Outcome<void> {
     const series = this.spec.series?.(data) ?? '';
     if (this.spec.rates && this.mustWait(data, ts, series)) {
-      const refused = this.windows.check(data.exchange, data.pair, ts, partition, message.offset, series);
+      const refused = this.windows.check(data.exchange, data.pair, ts, partition, message.offset, series) ?? this.spec.skipOf?.(data);
       if (refused) return refused;
       const k = mapKey(data.exchange, data.pair, series);
       let queue = this.waiting.get(k);
@@ -253,7 +255,7 @@ export class WindowedPipeline<Msg extends MarketMessage, In, Row extends object>
         this.windows.release(w.hold);
         const series = this.spec.series?.(w.data) ?? '';
         this.windows.unwait(w.data.exchange, w.data.pair, series);
-        // Checked when it began to wait, and no minute of its pair closed since (MinuteWindows.wait).
+        // Checked when it began to wait (lateness, skipOf), and no minute of its pair closed since (MinuteWindows.wait).
         this.computeAndAccept(w.data, w.ts, w.partition, w.offset, series);
       }
       if (i === queue.length) this.waiting.delete(k);

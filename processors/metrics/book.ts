@@ -78,6 +78,18 @@ function sorted(levels: Level[], descending: boolean): Level[] {
   return out;
 }
 
+/** Why a book with these sides (positive amounts, best first) has no metrics; undefined when it has. */
+function skipOfSorted(bids: Level[], asks: Level[]): BookSkip | undefined {
+  if (bids.length === 0 || asks.length === 0) return 'empty-side';
+  // Crossed is a bid above the ask; a locked book (equal best prices) has a mid and a spread of 0.
+  return bids[0]![0] > asks[0]![0] ? 'crossed' : undefined;
+}
+
+/** Why bookMetrics would skip the book whatever its USD rate (its sides as sent); undefined when it would not. */
+export function bookSkipOf(rawBids: Level[], rawAsks: Level[]): BookSkip | undefined {
+  return skipOfSorted(tidyStep(rawBids, true) < 0 ? sorted(rawBids, true) : rawBids, tidyStep(rawAsks, false) < 0 ? sorted(rawAsks, false) : rawAsks);
+}
+
 /**
  * All per-snapshot metrics. `usdRate` converts the quote currency to USD (1 for USD and
  * stablecoins); null when unknown, which makes USD values null. The result's arrays are
@@ -88,11 +100,10 @@ export function bookMetrics(rawBids: Level[], rawAsks: Level[], usdRate: number 
   let askStep = tidyStep(rawAsks, false);
   const bids = bidStep < 0 ? sorted(rawBids, true) : rawBids;
   const asks = askStep < 0 ? sorted(rawAsks, false) : rawAsks;
-  if (bids.length === 0 || asks.length === 0) return 'empty-side';
+  const skipped = skipOfSorted(bids, asks);
+  if (skipped) return skipped;
   const bestBid = bids[0]![0];
   const bestAsk = asks[0]![0];
-  // Crossed is a bid above the ask; a locked book (equal best prices) has a mid and a spread of 0.
-  if (bestBid > bestAsk) return 'crossed';
   const mid = (bestBid + bestAsk) / 2;
   const spreadAbs = bestAsk - bestBid;
   // A side that had to be sorted has its steps taken from the sorted copy.

@@ -6,7 +6,7 @@ import { TrustedDepthJoin } from '../../domain/market-makers/trusted-depth.ts';
 import { validateOrderBook, type OrderBookMessage } from '../../schemas/index.ts';
 import { marketConsumer, type ProcessorDeps } from '../market/consumer.ts';
 import type { WindowSpec } from '../market/windowed-pipeline.ts';
-import { bookMetrics, bookMetricsArrays, type BookMetrics } from '../metrics/book.ts';
+import { bookMetrics, bookMetricsArrays, bookSkipOf, type BookMetrics } from '../metrics/book.ts';
 import type { QuoteRates } from '../../domain/market/prices.ts';
 import type { BatchConsumer } from '../shell/batch-consumer.ts';
 import { ok, skip } from '../shell/outcome.ts';
@@ -27,6 +27,10 @@ export function orderBookSpec(rates: QuoteRates): WindowSpec<OrderBookMessage, B
       if (m === 'empty-side' || m === 'crossed') return skip(m);
       rates.observe(msg.pair, m.mid, ts, msg.exchange);
       return ok(m);
+    },
+    skipOf(msg) {
+      const m = bookSkipOf(msg.bids, msg.asks);
+      return m && skip(m);
     },
     create: () => new BookMinute(),
     packing: bookPacking(),

@@ -8,16 +8,17 @@ import { WindowedPipeline } from '../../processors/market/windowed-pipeline.ts';
 import type { KnownPairs } from '../../processors/reference-cache.ts';
 import { ValueDecoder } from '../../processors/shell/decode-value.ts';
 import { tradeSpec } from '../../processors/trades/processor.ts';
+import { orderBookSpec } from '../../processors/orderbook/processor.ts';
 
 const M = 60_000;
 const T0 = Date.UTC(2026, 3, 1, 10, 0);
 const known = { has: () => true, loads: 1, keys: () => ['x:ABC/ETH', 'x:ETH/USDT'], refresh: async () => undefined } as unknown as KnownPairs;
 const registry = { cache: { getSchema: () => undefined }, getSchema: () => Promise.reject(new Error('none')) };
 
-function setup() {
+function pipeline(spec: 'trades' | 'books') {
   const clock = { now: T0 + 10 * M };
   const rates = new QuoteRates();
-  const p = new WindowedPipeline(tradeSpec(rates), {
+  const deps = {
     decoder: new ValueDecoder(registry as never, () => clock.now),
     repo: undefined as never,
     rollups: undefined,
@@ -26,8 +27,14 @@ function setup() {
     topic: 't',
     latenessMs: 2 * M,
     now: () => clock.now,
-  });
+  };
+  const p = spec === 'trades' ? new WindowedPipeline(tradeSpec(rates), deps) : new WindowedPipeline(orderBookSpec(rates), deps);
   p.windows.load([], new Map());
+  return { p, rates, clock };
+}
+
+function setup() {
+  const { p, rates, clock } = pipeline('trades');
   let offset = 0;
   const trade = (ts: number, price: number, amount: number) =>
     p.process({ key: null, value: Buffer.from(JSON.stringify({ exchange: 'x', pair: 'ABC/ETH', ts, price, amount, side: 'buy', id: `t${offset}` })), offset: String(offset++), timestamp: '0', attributes: 0, headers: {} } as unknown as KafkaMessage, 0);
@@ -66,5 +73,19 @@ describe('a message waiting for its quote rate', () => {
     p.tick(new Map([[0, 60_000]]));
     const [minute] = p.windows.takeClosed();
     expect(minute!.row).to.include({ volume_usd: 0.5 * 2 * 2_000, trades: 1 });
+  });
+
+  it('is not kept when its book is crossed or one-sided: skipped at once, as without a wait', async () => {
+    const { p, rates } = pipeline('books');
+    rates.observe('ETH/USDT', 2_000, T0, 'x');
+    let offset = 0;
+    const book = (ts: number, bids: number[][], asks: number[][]) =>
+      p.process({ key: null, value: Buffer.from(JSON.stringify({ exchange: 'x', pair: 'ABC/ETH', ts, bids, asks })), offset: String(offset++), timestamp: '0', attributes: 0, headers: {} } as unknown as KafkaMessage, 0);
+    // Unsorted sides, the best bid above the best ask once sorted.
+    expect(await book(T0 + 1_000, [[0.49, 1], [0.52, 1]], [[0.55, 1], [0.51, 1]])).to.deep.equal({ kind: 'skip', reason: 'crossed' });
+    expect(await book(T0 + 2_000, [[0.49, 1]], [[0.51, 0]])).to.deep.equal({ kind: 'skip', reason: 'empty-side' });
+    expect((await book(T0 + 3_000, [[0.49, 1]], [[0.51, 1]])).kind).to.equal('ok');
+    // Only the last waits, holding the commit point at its offset.
+    expect(p.commitPoint(0, 3n)).to.equal(2n);
   });
 });
