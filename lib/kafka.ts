@@ -126,11 +126,13 @@ export interface ConsumerStats {
   skipped: number;
   flushes: number;
   skipReasons: Record<string, number>;
+  /** Times reading a partition stopped while the processor held as many of its messages, waiting for their quote rate, as it may (Pipeline.full). */
+  readsHeldBack: number;
   /** The last RECENT_DEAD_LETTERS dead letters sent, oldest first. */
   recentDeadLetters: DeadLetterNote[];
 }
 
-export const noStats = (): ConsumerStats => ({ ok: 0, deadLettered: 0, skipped: 0, flushes: 0, skipReasons: {}, recentDeadLetters: [] });
+export const noStats = (): ConsumerStats => ({ ok: 0, deadLettered: 0, skipped: 0, flushes: 0, skipReasons: {}, readsHeldBack: 0, recentDeadLetters: [] });
 
 /** Bytes of keys and values per send: a send is one batch per partition, and the broker takes at most 1 MiB (message.max.bytes). */
 export const SEND_BYTES = 512 * 1024;

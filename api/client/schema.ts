@@ -2315,6 +2315,8 @@ export interface operations {
                                 skipReasons: {
                                     [key: string]: number;
                                 };
+                                /** @description Times reading a partition stopped because the processor held as many of its messages waiting for their quote rate as it may (20,000 a partition), until their rate came. */
+                                readsHeldBack: number;
                                 /** @description The last 20 dead letters sent since the service started, oldest first (the dead-letter topic `<topic>.dlq` holds them all, with the message). */
                                 recentDeadLetters: {
                                     reason: string;

@@ -157,6 +157,6 @@ export class ThreadedConsumer {
     const skipReasons = { ...a.skipReasons };
     for (const [k, v] of Object.entries(b.skipReasons)) skipReasons[k] = (skipReasons[k] ?? 0) + v;
     const recentDeadLetters = a.recentDeadLetters.concat(b.recentDeadLetters).slice(-RECENT_DEAD_LETTERS);
-    return { ok: a.ok + b.ok, deadLettered: a.deadLettered + b.deadLettered, skipped: a.skipped + b.skipped, flushes: a.flushes + b.flushes, skipReasons, recentDeadLetters };
+    return { ok: a.ok + b.ok, deadLettered: a.deadLettered + b.deadLettered, skipped: a.skipped + b.skipped, flushes: a.flushes + b.flushes, skipReasons, readsHeldBack: a.readsHeldBack + b.readsHeldBack, recentDeadLetters };
   }
 }

@@ -71,6 +71,14 @@ interface Waiting<Msg> {
 /** The longest a message waits for its quote rate while the rate's sources stand still. */
 const MAX_WAIT_MS = 30_000;
 
+/**
+ * The most messages of one partition kept waiting for their quote rate: then the shell
+ * reads no further message of it until some are released (Pipeline.full). Trades read far
+ * ahead of the books their rates come from (a replay, a books processor catching up) would
+ * otherwise all wait in memory.
+ */
+const MAX_WAITING = 20_000;
+
 /** Counted as handled: its minute takes it once its rate is known. */
 const WAITING: Outcome<void> = Object.freeze(ok(undefined));
 
@@ -110,6 +118,8 @@ export class WindowedPipeline<Msg extends MarketMessage, In, Row extends object>
       preparer?: Preparer;
       /** Where the mids the spec's rate table saw are saved at each flush (the books' pipeline). */
       quoteMids?: QuoteMidRepository;
+      /** The most messages of a partition kept waiting for their rate (MAX_WAITING). */
+      maxWaiting?: number;
     },
   ) {
     this.windows = new MinuteWindows({ latenessMs: deps.latenessMs, create: spec.create, now: deps.now });
@@ -196,6 +206,7 @@ export class WindowedPipeline<Msg extends MarketMessage, In, Row extends object>
       let queue = this.waiting.get(k);
       if (!queue) this.waiting.set(k, (queue = []));
       queue.push({ data, ts, partition, offset: message.offset, hold: this.windows.hold(partition, message.offset) });
+      this.waitingIn.set(partition, (this.waitingIn.get(partition) ?? 0) + 1);
       this.windows.wait(data.exchange, data.pair, series, partition);
       return WAITING;
     }
@@ -253,6 +264,7 @@ export class WindowedPipeline<Msg extends MarketMessage, In, Row extends object>
         const through = rates.through(w.data.pair);
         if (through < w.ts && !this.sourceQuiet(w.data.pair, through)) break;
         this.windows.release(w.hold);
+        this.waitingIn.set(w.partition, this.waitingIn.get(w.partition)! - 1);
         const series = this.spec.series?.(w.data) ?? '';
         this.windows.unwait(w.data.exchange, w.data.pair, series);
         // Checked when it began to wait (lateness, skipOf), and no minute of its pair closed since (MinuteWindows.wait).
@@ -265,6 +277,8 @@ export class WindowedPipeline<Msg extends MarketMessage, In, Row extends object>
 
   /** Messages waiting for their quote rate (mustWait), by pair and series. */
   private waiting = new Map<string, Waiting<Msg>[]>();
+  /** How many of them by partition. */
+  private waitingIn = new Map<number, number>();
   /** Per quote currency, how far its sources were seen and since when (the service's clock). */
   private readonly sourceSeen = new Map<string, { through: number; since: number }>();
   private learned = -1;
@@ -338,6 +352,7 @@ export class WindowedPipeline<Msg extends MarketMessage, In, Row extends object>
     const [closed, progress] = await Promise.all([repo.lastMinutes(), repo.progress(groupId, topic)]);
     this.windows.load(closed, progress);
     this.waiting = new Map();
+    this.waitingIn = new Map();
     await this.deps.sealed?.load();
     await this.deps.preparer?.open();
   }
@@ -349,6 +364,7 @@ export class WindowedPipeline<Msg extends MarketMessage, In, Row extends object>
       if (kept.length === 0) this.waiting.delete(k);
       else this.waiting.set(k, kept);
     }
+    this.waitingIn.delete(partition);
     this.windows.forget(partition);
   }
 
@@ -359,5 +375,9 @@ export class WindowedPipeline<Msg extends MarketMessage, In, Row extends object>
 
   backlog(): number {
     return this.windows.backlog();
+  }
+
+  full(partition: number): boolean {
+    return (this.waitingIn.get(partition) ?? 0) >= (this.deps.maxWaiting ?? MAX_WAITING);
   }
 }

@@ -38,6 +38,12 @@ export interface Pipeline {
   backlog?(): number;
   /** Whether a flush has work though nothing new was read (hours to roll up). */
   due?(): boolean;
+  /**
+   * Whether the pipeline holds as many of the partition's messages as it may keep (messages
+   * waiting for something another consumer reads): the shell reads no further message of
+   * the partition until it holds fewer.
+   */
+  full?(partition: number): boolean;
 }
 
 export interface BatchConsumerOptions {
@@ -58,6 +64,9 @@ export interface BatchConsumerOptions {
  * in one go, it would hold every API request and every other consumer for its whole length.
  */
 export const TURN_MS = 10;
+
+/** How often a partition the pipeline is full for is asked again. */
+const FULL_POLL_MS = 100;
 
 /**
  * The most a fetch brings of one partition. kafkajs decodes a fetch in one go, which no
@@ -143,7 +152,7 @@ export class BatchConsumer {
           await heartbeat();
           return;
         }
-        await this.handleBatch(batch.messages, batch.partition, undefined, isRunning, isStale, resolveOffset);
+        await this.handleBatch(batch.messages, batch.partition, undefined, isRunning, isStale, { resolveOffset, heartbeat });
         await heartbeat();
       },
     });
@@ -165,21 +174,24 @@ export class BatchConsumer {
     prepared: unknown,
     isRunning: () => boolean,
     isStale: () => boolean,
-    resolveOffset?: (offset: string) => void,
+    kafkajs?: { resolveOffset: (offset: string) => void; heartbeat: () => Promise<void> },
   ): Promise<void> {
     // A scheduling budget, not a time of the data: the monotonic clock, not the service's.
     let turn = performance.now();
     // Whether the batch is still ours: before each message while kafkajs waits on it (its
     // offsets resolved one by one); handed over, its offsets are resolved, and this is asked
     // at its start and after each turn (kafkajs builds a key each time it is asked).
-    const everyMessage = resolveOffset !== undefined;
+    const everyMessage = kafkajs !== undefined;
     if (!isRunning() || isStale()) return;
     for (let i = 0; i < messages.length; i++) {
       const message = messages[i]!;
       if (everyMessage && i > 0 && (!isRunning() || isStale())) break;
+      // Only here, where a batch of another partition is handled meanwhile: a batch handed
+      // over would hold every batch queued behind it, the partitions the pipeline waits for too.
+      if (everyMessage && this.pipeline.full?.(partition) && !(await this.untilRoom(partition, isRunning, isStale, kafkajs.heartbeat))) break;
       const pending = this.handle(message, partition, prepared, i);
       if (pending) await pending;
-      resolveOffset?.(message.offset);
+      kafkajs?.resolveOffset(message.offset);
       if (performance.now() - turn >= TURN_MS) {
         await nextTurn();
         turn = performance.now();
@@ -195,6 +207,26 @@ export class BatchConsumer {
         .finally(() => this.holding--);
     }
     this.opts.onBatchHandled?.();
+  }
+
+  /**
+   * Waits while the pipeline is full for the partition (its timer ticks release what it
+   * holds), staying in the group; false when the batch stopped being ours meanwhile. Its
+   * messages not handled are not resolved, so kafkajs delivers them again.
+   */
+  private async untilRoom(partition: number, isRunning: () => boolean, isStale: () => boolean, heartbeat: () => Promise<void>): Promise<boolean> {
+    this.stats.readsHeldBack++;
+    while (this.pipeline.full!(partition)) {
+      await new Promise((resolve) => setTimeout(resolve, FULL_POLL_MS));
+      if (!isRunning() || isStale()) return false;
+      try {
+        await heartbeat();
+      } catch {
+        // A rebalance: the partition may be another member's now.
+        return false;
+      }
+    }
+    return true;
   }
 
   /**

@@ -15,7 +15,7 @@ const T0 = Date.UTC(2026, 3, 1, 10, 0);
 const known = { has: () => true, loads: 1, keys: () => ['x:ABC/ETH', 'x:ETH/USDT'], refresh: async () => undefined } as unknown as KnownPairs;
 const registry = { cache: { getSchema: () => undefined }, getSchema: () => Promise.reject(new Error('none')) };
 
-function pipeline(spec: 'trades' | 'books') {
+function pipeline(spec: 'trades' | 'books', maxWaiting?: number) {
   const clock = { now: T0 + 10 * M };
   const rates = new QuoteRates();
   const deps = {
@@ -27,14 +27,15 @@ function pipeline(spec: 'trades' | 'books') {
     topic: 't',
     latenessMs: 2 * M,
     now: () => clock.now,
+    maxWaiting,
   };
   const p = spec === 'trades' ? new WindowedPipeline(tradeSpec(rates), deps) : new WindowedPipeline(orderBookSpec(rates), deps);
   p.windows.load([], new Map());
   return { p, rates, clock };
 }
 
-function setup() {
-  const { p, rates, clock } = pipeline('trades');
+function setup(maxWaiting?: number) {
+  const { p, rates, clock } = pipeline('trades', maxWaiting);
   let offset = 0;
   const trade = (ts: number, price: number, amount: number) =>
     p.process({ key: null, value: Buffer.from(JSON.stringify({ exchange: 'x', pair: 'ABC/ETH', ts, price, amount, side: 'buy', id: `t${offset}` })), offset: String(offset++), timestamp: '0', attributes: 0, headers: {} } as unknown as KafkaMessage, 0);
@@ -87,5 +88,18 @@ describe('a message waiting for its quote rate', () => {
     expect((await book(T0 + 3_000, [[0.49, 1]], [[0.51, 1]])).kind).to.equal('ok');
     // Only the last waits, holding the commit point at its offset.
     expect(p.commitPoint(0, 3n)).to.equal(2n);
+  });
+
+  it('fills its partition at the most it may keep waiting: the shell reads no further message of it until some are released', async () => {
+    const { p, rates, trade } = setup(3);
+    rates.observe('ETH/USDT', 2_000, T0, 'x');
+    for (let i = 1; i <= 2; i++) await trade(T0 + i * 1_000, 0.5, 1);
+    expect([p.full(0), p.full(1)]).to.deep.equal([false, false]);
+    await trade(T0 + 3_000, 0.5, 1);
+    expect([p.full(0), p.full(1)]).to.deep.equal([true, false]);
+    rates.observe('ETH/USDT', 2_000, T0 + 2_500, 'x');
+    p.tick(new Map([[0, 0]]));
+    // Two took their rate; the third still waits.
+    expect(p.full(0)).to.equal(false);
   });
 });

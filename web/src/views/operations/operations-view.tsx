@@ -51,6 +51,7 @@ function StatusPanels({ status }: { status: Status }) {
     { key: 'skipped', label: 'Skipped', value: (r) => r.skipped, render: (r) => fmtNum(r.skipped), numeric: true },
     { key: 'flushes', label: 'Flushes', value: (r) => r.flushes, render: (r) => fmtNum(r.flushes), numeric: true },
     { key: 'reasons', label: 'Skipped because', value: reasons },
+    { key: 'readsHeldBack', label: 'Reading held back', value: (r) => r.readsHeldBack, render: (r) => fmtNum(r.readsHeldBack), numeric: true },
   ];
   const dead: DeadLetter[] = Object.entries(status.processors)
     // Each processor's newest first, then all by when they were produced (ties keep that order).
