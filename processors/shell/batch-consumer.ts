@@ -65,9 +65,6 @@ export interface BatchConsumerOptions {
  */
 export const TURN_MS = 10;
 
-/** How often a partition the pipeline is full for is asked again. */
-const FULL_POLL_MS = 100;
-
 /**
  * The most a fetch brings of one partition. kafkajs decodes a fetch in one go, which no
  * turn can split: a smaller fetch shortens a catch-up's longest wait at the same
@@ -113,6 +110,8 @@ export class BatchConsumer {
   /** Batches handed over (Pipeline.prepare), handled in order, and how many of each partition wait. */
   private handedOver: Promise<void>[] = [];
   private waitingIn = new Map<number, number>();
+  /** Partitions not fetched while the pipeline is full for them (holdBack). */
+  private readonly heldBack = new Set<number>();
   private failed = false;
   readonly name: string;
   readonly stats: ConsumerStats = noStats();
@@ -145,6 +144,8 @@ export class BatchConsumer {
       partitionsConsumedConcurrently: 3,
       eachBatch: async ({ batch, resolveOffset, heartbeat, isRunning, isStale }) => {
         if (this.pipeline.prepare && batch.messages.length > 0) {
+          // Not resolved: kafkajs fetches the batch again once the partition is resumed.
+          if (this.pipeline.full?.(batch.partition)) return this.holdBack(batch.partition);
           await this.handOver(batch.messages, batch.partition, isRunning, isStale);
           // Handed over: kafkajs fetches on from here. What is committed still follows what
           // was handled and written (flush), never this.
@@ -152,7 +153,7 @@ export class BatchConsumer {
           await heartbeat();
           return;
         }
-        await this.handleBatch(batch.messages, batch.partition, undefined, isRunning, isStale, { resolveOffset, heartbeat });
+        await this.handleBatch(batch.messages, batch.partition, undefined, isRunning, isStale, resolveOffset);
         await heartbeat();
       },
     });
@@ -160,6 +161,7 @@ export class BatchConsumer {
     this.lastTick = performance.now();
     this.timer = setInterval(() => {
       this.pipeline.tick?.(this.readSinceLastTick(every));
+      this.resumeHeldBack();
       if (this.dirty || (this.pipeline.backlog?.() ?? 0) > 0 || this.pipeline.due?.()) this.flush().catch((e: unknown) => this.log.error('flush failed', { err: e as Error }));
     }, every);
   }
@@ -174,24 +176,27 @@ export class BatchConsumer {
     prepared: unknown,
     isRunning: () => boolean,
     isStale: () => boolean,
-    kafkajs?: { resolveOffset: (offset: string) => void; heartbeat: () => Promise<void> },
+    resolveOffset?: (offset: string) => void,
   ): Promise<void> {
     // A scheduling budget, not a time of the data: the monotonic clock, not the service's.
     let turn = performance.now();
     // Whether the batch is still ours: before each message while kafkajs waits on it (its
     // offsets resolved one by one); handed over, its offsets are resolved, and this is asked
     // at its start and after each turn (kafkajs builds a key each time it is asked).
-    const everyMessage = kafkajs !== undefined;
+    const everyMessage = resolveOffset !== undefined;
     if (!isRunning() || isStale()) return;
     for (let i = 0; i < messages.length; i++) {
       const message = messages[i]!;
       if (everyMessage && i > 0 && (!isRunning() || isStale())) break;
-      // Only here, where a batch of another partition is handled meanwhile: a batch handed
-      // over would hold every batch queued behind it, the partitions the pipeline waits for too.
-      if (everyMessage && this.pipeline.full?.(partition) && !(await this.untilRoom(partition, isRunning, isStale, kafkajs.heartbeat))) break;
+      // The rest of the batch is not resolved: kafkajs fetches it again once the partition
+      // is resumed. (A batch handed over is checked before it is: its offsets are resolved.)
+      if (everyMessage && this.pipeline.full?.(partition)) {
+        this.holdBack(partition);
+        break;
+      }
       const pending = this.handle(message, partition, prepared, i);
       if (pending) await pending;
-      kafkajs?.resolveOffset(message.offset);
+      resolveOffset?.(message.offset);
       if (performance.now() - turn >= TURN_MS) {
         await nextTurn();
         turn = performance.now();
@@ -210,23 +215,23 @@ export class BatchConsumer {
   }
 
   /**
-   * Waits while the pipeline is full for the partition (its timer ticks release what it
-   * holds), staying in the group; false when the batch stopped being ours meanwhile. Its
-   * messages not handled are not resolved, so kafkajs delivers them again.
+   * Stops fetching a partition the pipeline is full for, until a tick finds it holds fewer
+   * (resumeHeldBack): the pipeline releases what it holds on its ticks and flushes, whatever
+   * is read. The other partitions are read on, the one the pipeline waits for among them.
    */
-  private async untilRoom(partition: number, isRunning: () => boolean, isStale: () => boolean, heartbeat: () => Promise<void>): Promise<boolean> {
+  private holdBack(partition: number): void {
+    if (this.heldBack.has(partition)) return;
+    this.heldBack.add(partition);
     this.stats.readsHeldBack++;
-    while (this.pipeline.full!(partition)) {
-      await new Promise((resolve) => setTimeout(resolve, FULL_POLL_MS));
-      if (!isRunning() || isStale()) return false;
-      try {
-        await heartbeat();
-      } catch {
-        // A rebalance: the partition may be another member's now.
-        return false;
-      }
+    this.consumer.pause([{ topic: this.opts.topic, partitions: [partition] }]);
+  }
+
+  private resumeHeldBack(): void {
+    for (const p of this.heldBack) {
+      if (this.pipeline.full!(p)) continue;
+      this.heldBack.delete(p);
+      this.consumer.resume([{ topic: this.opts.topic, partitions: [p] }]);
     }
-    return true;
   }
 
   /**
@@ -273,8 +278,8 @@ export class BatchConsumer {
    * How long each partition was read since the last tick: the time a quiet pair's silence
    * is measured in. None while a batch waits for a flush (nothing is read), none for a
    * partition with messages known to wait, and at most one interval a tick (a late tick
-   * means the event loop was held). A pair's next message sitting unread behind a stall is
-   * not silence.
+   * means the event loop was held), none for a partition held back (holdBack). A pair's next
+   * message sitting unread behind a stall is not silence.
    */
   private readSinceLastTick(every: number): Map<number, number> {
     const t = performance.now();
@@ -282,7 +287,7 @@ export class BatchConsumer {
     this.lastTick = t;
     this.heldSinceTick = this.holding > 0;
     const out = new Map<number, number>();
-    for (const p of this.next.keys()) out.set(p, this.unread.has(p) || (this.waitingIn.get(p) ?? 0) > 0 ? 0 : read);
+    for (const p of this.next.keys()) out.set(p, this.unread.has(p) || this.heldBack.has(p) || (this.waitingIn.get(p) ?? 0) > 0 ? 0 : read);
     return out;
   }
 
