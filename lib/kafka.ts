@@ -4,6 +4,9 @@ import { Kafka, logLevel as KafkaLogLevel, Partitioners, type Admin, type ITopic
 import type { Config } from './config.ts';
 import type { Logger } from './log.ts';
 import { DAY_MS } from './time.ts';
+import { patchRequestQueue } from './kafkajs-request-queue.ts';
+
+patchRequestQueue();
 
 export const BASE_TOPICS = ['md.orderbook', 'md.trades', 'md.derivatives', 'mm.orders', 'mm.fills', 'mm.reported', 'targets.events', 'loans.events', 'rfq.events', 'market.minutes'] as const;
 export type BaseTopic = (typeof BASE_TOPICS)[number];
