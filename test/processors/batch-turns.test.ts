@@ -5,7 +5,7 @@
 import { expect } from 'chai';
 import { performance } from 'node:perf_hooks';
 import { BatchConsumer, TURN_MS, type Pipeline } from '../../processors/shell/batch-consumer.ts';
-import { uniq, waitFor } from '../support/helpers.ts';
+import { ownTopic, uniq, waitFor } from '../support/helpers.ts';
 import { testStack } from '../support/stack.ts';
 
 /** A pipeline that does only `process` (and, when given, `full`). */
@@ -25,11 +25,8 @@ const pipelineOf = (process: Pipeline['process'], full?: Pipeline['full']): Pipe
  */
 async function consuming(count: number, pipeline: Pipeline, run: (consumer: BatchConsumer, send: (n: number) => Promise<void>) => Promise<void>): Promise<void> {
   const { kafka, log } = testStack();
-  const topic = uniq('batch-consumer-');
-  const dlqTopic = `${topic}.dlq`;
-  const admin = kafka.admin();
-  await admin.connect();
-  await admin.createTopics({ topics: [{ topic, numPartitions: 1 }, { topic: dlqTopic, numPartitions: 1 }], waitForLeaders: true });
+  const own = await ownTopic('batch-consumer-');
+  const { topic, dlqTopic } = own;
   const producer = kafka.producer();
   await producer.connect();
   let sent = 0;
@@ -45,8 +42,7 @@ async function consuming(count: number, pipeline: Pipeline, run: (consumer: Batc
   } finally {
     await consumer.stop();
     await producer.disconnect();
-    await admin.deleteTopics({ topics: [topic, dlqTopic] }).catch(() => undefined);
-    await admin.disconnect();
+    await own.drop();
   }
 }
 

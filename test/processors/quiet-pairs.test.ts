@@ -7,7 +7,7 @@ import { BatchConsumer, type Pipeline } from '../../processors/shell/batch-consu
 import { MinuteWindows } from '../../processors/shell/minute-windows.ts';
 import { Count } from '../support/count.ts';
 import { ok } from '../../processors/shell/outcome.ts';
-import { uniq, waitFor } from '../support/helpers.ts';
+import { ownTopic, uniq, waitFor } from '../support/helpers.ts';
 import { testStack } from '../support/stack.ts';
 
 const M = 60_000;
@@ -17,11 +17,8 @@ describe('a replayed pair going quiet', function () {
 
   it('keeps its minute open while the consumer is held by a write longer than the silence', async () => {
     const { kafka, log } = testStack();
-    const topic = uniq('quiet-pairs-');
-    const dlqTopic = `${topic}.dlq`;
-    const admin = kafka.admin();
-    await admin.connect();
-    await admin.createTopics({ topics: [{ topic, numPartitions: 1 }, { topic: dlqTopic, numPartitions: 1 }], waitForLeaders: true });
+    const own = await ownTopic('quiet-pairs-');
+    const { topic, dlqTopic } = own;
     const producer = kafka.producer();
     await producer.connect();
     const send = (ts: number, x: number) => producer.send({ topic, messages: [{ key: 'OLD/B', value: JSON.stringify({ ts, x }) }] });
@@ -72,8 +69,7 @@ describe('a replayed pair going quiet', function () {
     } finally {
       await consumer.stop();
       await producer.disconnect();
-      await admin.deleteTopics({ topics: [topic, dlqTopic] }).catch(() => undefined);
-      await admin.disconnect();
+      await own.drop();
     }
     expect(consumer.stats.deadLettered).to.equal(0);
     expect(written).to.deep.equal([{ n: 2, sum: 3 }]);

@@ -157,3 +157,23 @@ export async function dlqRecords(topic: string, count: number | ((records: DeadL
   }
   return out;
 }
+
+/**
+ * A topic of one partition and its `.dlq` twin of the test's own, for a consumer under test;
+ * `drop()` deletes them.
+ */
+export async function ownTopic(prefix: string): Promise<{ topic: string; dlqTopic: string; drop(): Promise<void> }> {
+  const admin = testStack().kafka.admin();
+  await admin.connect();
+  const topic = uniq(prefix);
+  const dlqTopic = `${topic}.dlq`;
+  await admin.createTopics({ topics: [{ topic, numPartitions: 1 }, { topic: dlqTopic, numPartitions: 1 }], waitForLeaders: true });
+  return {
+    topic,
+    dlqTopic,
+    async drop() {
+      await admin.deleteTopics({ topics: [topic, dlqTopic] }).catch(() => undefined);
+      await admin.disconnect();
+    },
+  };
+}
