@@ -560,7 +560,7 @@ export class StreamHub {
         const key = `${m.type}:${m.id}:${m.version}`;
         if (this.keys.has(key)) return undefined;
         const before = await this.previousVersion(m);
-        const data = JSON.stringify({
+        const fields = {
           ...(m.type === 'loan' ? {} : { kind: m.type, rfq: m.rfq }),
           id: m.id,
           version: m.version,
@@ -572,15 +572,16 @@ export class StreamHub {
           market_maker: m.market_maker || null,
           asset: m.asset,
           at: m.at,
-        });
+        };
+        const data = JSON.stringify(fields);
         if (m.type === 'loan') {
           const event: LoanEvent = { ...common, type: 'loan', key, asset: m.asset, parties: { organization: m.organization, market_maker: m.market_maker }, data };
           // A draft given to another market maker: the one it was made to no longer sees it,
           // and is told so without learning whom it went to.
           const was = before?.record.market_maker;
           if (typeof was === 'string' && was !== m.market_maker) {
-            const withdrawn = { ...(JSON.parse(data) as Record<string, unknown>), change: 'withdrawn', market_maker: null };
-            event.former = { ...event, parties: { organization: m.organization, market_maker: was }, data: JSON.stringify(withdrawn) };
+            const withdrawn = JSON.stringify({ ...fields, change: 'withdrawn', market_maker: null });
+            event.former = { ...event, parties: { organization: m.organization, market_maker: was }, data: withdrawn };
           }
           return event;
         }
