@@ -296,7 +296,7 @@ describe('web app (/app/) in Chromium', function () {
     const { context, page } = await newPage(browser, problems);
     await signIn(page, base, w.users.staff.email, w.password);
     const token = (await page.evaluate(() => sessionStorage.getItem('mm-metrics.token')))!;
-    const status = async () => (await call('GET', '/v1/admin/status/', { token })).body as { processors: Record<string, { ok: number; deadLettered: number; recentDeadLetters: { key: string | null }[] }> };
+    const status = async () => (await call('GET', '/v1/admin/status/', { token })).body as { processors: Record<string, { ok: number; deadLettered: number; readsHeldBack: number; recentDeadLetters: { key: string | null }[] }> };
     // A trade of a pair nobody knows: dead-lettered, and listed with its reason.
     const { kafka, config } = testStack();
     const producer = kafka.producer();
@@ -317,6 +317,7 @@ describe('web app (/app/) in Chromium', function () {
       const cells = processors.getByRole('row').filter({ has: page.getByRole('rowheader', { name, exact: true }) }).getByRole('cell');
       expect(numberOf((await cells.nth(0).textContent())!), name).to.be.within(before.processors[name]!.ok, after.processors[name]!.ok);
       expect(numberOf((await cells.nth(1).textContent())!), name).to.be.within(before.processors[name]!.deadLettered, after.processors[name]!.deadLettered);
+      expect(numberOf((await cells.nth(5).textContent())!), name).to.be.within(before.processors[name]!.readsHeldBack, after.processors[name]!.readsHeldBack);
     }
     const deadRow = page.getByRole('table', { name: /^The last \d+ dead letters/ }).getByRole('row').filter({ hasText: `dead-${w.tag}` });
     const [processor, where, key, reason] = await deadRow.getByRole('cell').allTextContents();
